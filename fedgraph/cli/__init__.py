@@ -1,0 +1,1 @@
+r"""Command-line interface (see :mod:`fedgraph.cli.main`)."""

@@ -1,0 +1,5 @@
+import sys
+
+from fedgraph.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,50 @@
+r"""The ``fedgraph`` command line.
+
+Each sub-command lives in its own module of :mod:`fedgraph.cli` exposing
+``register(subparsers)``, which adds its parser and sets ``func`` (a callable
+taking the parsed ``argparse.Namespace`` and returning an exit code). The list
+below is the registry.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from fedgraph import __version__
+
+# The registry of sub-command modules, in the order ``fedgraph --help`` shows.
+COMMANDS: list[str] = []
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fedgraph",
+        description="Federated learning on knowledge graphs and RDF graphs.",
+    )
+    parser.add_argument("--version", action="version", version=__version__)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"fedgraph.cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except (ValueError, FileNotFoundError, KeyError) as exc:
+        # User errors: one clear line, no traceback.
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"fedgraph {args.command}: error: {msg}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
