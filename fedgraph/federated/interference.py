@@ -113,8 +113,7 @@ def interference_loss(
         loss = loss + hard_confusion_loss(forget_score, neg_score)
     if (teacher_forget_score is None) != (teacher_neg_score is None):
         raise ValueError(
-            "`teacher_forget_score` and `teacher_neg_score` must be given "
-            "together"
+            "`teacher_forget_score` and `teacher_neg_score` must be given together"
         )
     if teacher_forget_score is not None and mu_distill != 0.0:
         loss = loss + mu_distill * distillation_loss(

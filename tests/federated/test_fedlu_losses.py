@@ -42,7 +42,9 @@ def test_distillation_zero_when_equal_and_batch_mean():
 
 def test_distillation_rejects_bad_shapes():
     with pytest.raises(ValueError, match="neg_score"):
-        distillation_loss(torch.zeros(2), torch.zeros(3, 4), torch.zeros(2), torch.zeros(2, 4))
+        distillation_loss(
+            torch.zeros(2), torch.zeros(3, 4), torch.zeros(2), torch.zeros(2, 4)
+        )
 
 
 def test_hard_confusion_hand_value():
@@ -79,6 +81,8 @@ def test_interference_is_weighted_sum():
     )
     assert total.item() == pytest.approx(expected.item(), rel=1e-6)
     no_hard = interference_loss(f, neg, tf, tneg, hard=False)
-    assert no_hard.item() == pytest.approx((expected - hard_confusion_loss(f, neg)).item(), rel=1e-6)
+    assert no_hard.item() == pytest.approx(
+        (expected - hard_confusion_loss(f, neg)).item(), rel=1e-6
+    )
     with pytest.raises(ValueError, match="together"):
         interference_loss(f, neg, tf, None)

@@ -29,14 +29,18 @@ def test_embedding_change_and_upstream_topk_hand_case():
     cur = torch.tensor([[1.0, 0], [0, 1], [1, 1], [-1, 0], [2, 0]])
     hist = torch.tensor([[1.0, 0]] * 5)
     change = embedding_change(cur, hist)
-    assert torch.allclose(change, torch.tensor([0, 1, 1 - 1 / math.sqrt(2), 2, 0]), atol=1e-6)
+    assert torch.allclose(
+        change, torch.tensor([0, 1, 1 - 1 / math.sqrt(2), 2, 0]), atol=1e-6
+    )
     sign = upstream_select(cur, hist, p=0.4)  # K = 2: entities 3 (2.0) and 1 (1.0)
     assert sign.tolist() == [False, True, False, True, False]
 
 
 def test_topk_mask_ties_and_valid():
     assert topk_mask(torch.tensor([1.0, 1.0, 0.5]), 1).tolist() == [True, False, False]
-    m = topk_mask(torch.tensor([3.0, 2.0, 1.0]), 2, valid=torch.tensor([False, True, False]))
+    m = topk_mask(
+        torch.tensor([3.0, 2.0, 1.0]), 2, valid=torch.tensor([False, True, False])
+    )
     assert m.tolist() == [False, True, False]
 
 
@@ -45,13 +49,19 @@ def _toy_round():
     ids = [torch.tensor([0, 1, 2]), torch.tensor([1, 2, 3]), torch.tensor([0, 2])]
     shared = shared_entity_mask(ids, 4)
     shared_ids = [i[shared[i]] for i in ids]
-    signs = [torch.tensor([True, False, True]), torch.tensor([True, False]),
-             torch.tensor([True, True])]
-    values = [torch.tensor([[1.0], [2.0]]), torch.tensor([[10.0]]),
-              torch.tensor([[100.0], [200.0]])]
+    signs = [
+        torch.tensor([True, False, True]),
+        torch.tensor([True, False]),
+        torch.tensor([True, True]),
+    ]
+    values = [
+        torch.tensor([[1.0], [2.0]]),
+        torch.tensor([[10.0]]),
+        torch.tensor([[100.0], [200.0]]),
+    ]
     total = torch.zeros(4, 1)
     count = torch.zeros(4, dtype=torch.long)
-    for sid, s, v in zip(shared_ids, signs, values):
+    for sid, s, v in zip(shared_ids, signs, values, strict=True):
         total.index_add_(0, sid[s], v)
         count.index_add_(0, sid[s], torch.ones(int(s.sum()), dtype=torch.long))
     return shared, shared_ids, signs, values, total, count
@@ -82,26 +92,33 @@ def test_downstream_priority_and_random_ties():
     assert sel.tolist() == [False, True, True, False]
     # equal priorities: seeded random choice of exactly K
     picks = {
-        int(downstream_select(torch.tensor([1, 1, 1]), 0.4,
-                              torch.Generator().manual_seed(s)).nonzero())
+        int(
+            downstream_select(
+                torch.tensor([1, 1, 1]), 0.4, torch.Generator().manual_seed(s)
+            ).nonzero()
+        )
         for s in range(20)
     }
     assert picks == {0, 1, 2}
     g1, g2 = torch.Generator().manual_seed(3), torch.Generator().manual_seed(3)
-    assert torch.equal(downstream_select(torch.tensor([1, 1, 1]), 0.4, g1),
-                       downstream_select(torch.tensor([1, 1, 1]), 0.4, g2))
+    assert torch.equal(
+        downstream_select(torch.tensor([1, 1, 1]), 0.4, g1),
+        downstream_select(torch.tensor([1, 1, 1]), 0.4, g2),
+    )
 
 
 def test_personalised_update_hand_value():
     local = torch.tensor([[5.0], [6.0]])
-    out = personalised_update(local, torch.tensor([[202.0]]), torch.tensor([2]),
-                              torch.tensor([False, True]))
+    out = personalised_update(
+        local, torch.tensor([[202.0]]), torch.tensor([2]), torch.tensor([False, True])
+    )
     assert out[0].item() == 5.0
     assert out[1].item() == pytest.approx((202.0 + 6.0) / 3)
     assert local[1].item() == 6.0  # not in place
     with pytest.raises(ValueError, match="sign"):
-        personalised_update(local, torch.zeros(2, 1), torch.tensor([1, 1]),
-                            torch.tensor([False, True]))
+        personalised_update(
+            local, torch.zeros(2, 1), torch.tensor([1, 1]), torch.tensor([False, True])
+        )
 
 
 def test_sync_schedule_and_cycle_ratio():
