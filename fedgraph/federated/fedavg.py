@@ -1,0 +1,98 @@
+r"""FedAvg over shared tensors (task-agnostic)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from torch import Tensor
+
+from fedgraph.federated.aggregate import weighted_mean
+from fedgraph.federated.base import Strategy
+from fedgraph.federated.payload import Payload, PayloadError, Scalar
+
+
+class FedAvg(Strategy):
+    r"""Federated averaging of shared tensors (`McMahan et al., 2017
+    <https://arxiv.org/abs/1602.05629>`_).
+
+    .. math::
+        \mathbf{w}_{t+1} = \sum_{k \in K_t} \frac{n_k}{\sum_{j \in K_t} n_j}
+        \mathbf{w}^k_{t}
+
+    with :math:`n_k` the reply's ``num_examples``. Every key of
+    :attr:`arrays` is sent to every sampled client and averaged back; a client
+    keeps any other parameter (e.g. RGCN relation coefficients) local. Used
+    as is by the RGCN side, where the shared tensors are the bases.
+
+    Args:
+        initial_arrays (Mapping[str, Tensor]): the initial global tensors.
+        config (Mapping[str, Scalar], optional): sent with every training
+            payload (e.g. ``{"local-epochs": 5}``). (default: :obj:`None`)
+    """
+
+    def __init__(
+        self,
+        initial_arrays: Mapping[str, Tensor],
+        *,
+        config: Mapping[str, Scalar] | None = None,
+    ) -> None:
+        if not initial_arrays:
+            raise ValueError(
+                "`initial_arrays` must hold at least one tensor (got none)"
+            )
+        self.arrays: dict[str, Tensor] = {
+            k: v.detach().clone() for k, v in initial_arrays.items()
+        }
+        self.config: dict[str, Scalar] = dict(config or {})
+
+    def train_config(self, server_round: int) -> dict[str, Scalar]:
+        r"""The config sent with round ``server_round``'s training payloads
+        (subclasses extend it and call ``super()``)."""
+        return {**self.config, "server-round": int(server_round)}
+
+    def configure_train(
+        self, server_round: int, client_ids: Sequence[int]
+    ) -> dict[int, Payload]:
+        cfg = self.train_config(server_round)
+        return {
+            c: Payload(
+                arrays={k: v.clone() for k, v in self.arrays.items()}, config=dict(cfg)
+            )
+            for c in client_ids
+        }
+
+    def aggregate_train(
+        self, server_round: int, replies: Mapping[int, Payload]
+    ) -> None:
+        if not replies:
+            return
+        for c, p in replies.items():
+            missing = set(self.arrays) - set(p.arrays)
+            if missing:
+                raise PayloadError(
+                    f"Client {c} replied without shared arrays {sorted(missing)} "
+                    f"in round {server_round}; skipping aggregation is not safe."
+                )
+        weights = [max(int(p.num_examples), 0) for p in replies.values()]
+        if sum(weights) == 0:
+            weights = [1] * len(weights)
+        for key in self.arrays:
+            self.arrays[key] = weighted_mean(
+                [p.arrays[key] for p in replies.values()], weights
+            )
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"arrays": {k: v.clone() for k, v in self.arrays.items()}}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        self.arrays = {k: v.clone() for k, v in state["arrays"].items()}
+
+    def get_params(self) -> dict[str, Any]:
+        return {
+            "arrays": sorted(self.arrays),
+            **({"config": self.config} if self.config else {}),
+        }
+
+
+__all__ = ["FedAvg"]
