@@ -1,0 +1,337 @@
+r"""FedEP and FedS: personalised FedE, and its communication-efficient
+entity-wise top-K sparsification (`FedS <https://arxiv.org/abs/2406.13225>`_).
+
+Message layout (every tensor below is counted by the ledger: sign vectors and
+priorities are *parameters* too, as in FedS Eq. 5; the sign vector is sent as
+``torch.bool``, one byte per entry, and the priorities as ``torch.int16``):
+
+* first download to a client: ``row_ids["entity"]`` = the global ids of its
+  *shared* entities (held by at least one other client), ascending; every
+  per-client vector is over this list, of length :math:`N_c`. Exclusive
+  entities are never transmitted.
+* full download: ``arrays["entity"]`` ``[N_c, D]`` = the mean of the last
+  full uploads (FedE Eq. 3); the client replaces its rows.
+* sparse download: ``arrays["entity"]`` ``[K', D]`` = the sums
+  :math:`\mathbf{A}` over the other clients' uploads, ``arrays["priority"]``
+  ``[K']`` = :math:`\mathbf{P}`, ``arrays["sign"]`` ``[N_c]``; the client
+  applies :math:`\mathbf{E} \leftarrow (\mathbf{A} + \mathbf{E}) /
+  (1 + \mathbf{P})` (FedS Eq. 4).
+* full upload: ``arrays["entity"]`` ``[N_c, D]``; sparse upload:
+  ``arrays["entity"]`` ``[K, D]`` and ``arrays["sign"]`` ``[N_c]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from fedgraph.federated.aggregate import scatter_mean_rows
+from fedgraph.federated.fede import ENTITY, FedE
+from fedgraph.federated.payload import Payload, PayloadError, Scalar
+from fedgraph.federated.sparsify import (
+    downstream_select,
+    is_sync_round,
+    num_selected,
+    personalised_aggregate,
+    shared_entity_mask,
+)
+
+SIGN = "sign"
+PRIORITY = "priority"
+#: config key: whether the client must upload all its shared rows this round.
+FULL_UPLOAD = "feds-full-upload"
+#: config key: the sparsity ratio ``p`` (clients select ``K = floor(p N_c)``).
+SPARSITY = "feds-p"
+
+
+class FedEP(FedE):
+    r"""FedEP, the personalised FedE baseline of FedS §IV-B.
+
+    FedE's server (:class:`~fedgraph.federated.FedE`, Eq. 1–4) with the
+    clients' *local* tables evaluated after local training, and only the
+    shared entities transmitted (an exclusive entity's mean is its own row).
+    Each round the client replaces its shared rows by the server's mean,
+    trains, and uploads them:
+
+    .. math::
+        \mathbf{E}_{t+1}[e] = \frac{1}{|\{c : e \in \mathcal{E}_c\}|}
+        \sum_{c :\, e \in \mathcal{E}_c} \mathbf{E}^c_t[e]
+        \qquad (e \text{ shared})
+
+    Args:
+        num_entities (int): size of the global entity vocabulary.
+        entity_dim (int): width of an entity row.
+        init_range (float): initial rows are :math:`U(-r, r)`.
+        seed (int, optional): seed of the initial table and of tie-breaks.
+            (default: :obj:`0`)
+        config (Mapping[str, Scalar], optional): sent with every training
+            payload.
+    """
+
+    def __init__(
+        self,
+        num_entities: int,
+        entity_dim: int,
+        *,
+        init_range: float,
+        seed: int = 0,
+        config: Mapping[str, Scalar] | None = None,
+    ) -> None:
+        super().__init__(
+            num_entities,
+            entity_dim,
+            init_range=init_range,
+            seed=seed,
+            evaluate_with="local",
+            config=config,
+        )
+        self.shared_ids: dict[int, Tensor] = {}
+        self._told: set[int] = set()
+
+    def register(self, registrations: Mapping[int, Payload]) -> None:
+        super().register(registrations)
+        mask = shared_entity_mask(
+            list(self.client_entities.values()), self.num_entities
+        )
+        self.shared_ids = {
+            c: torch.sort(ids[mask[ids]]).values
+            for c, ids in self.client_entities.items()
+        }
+
+    def is_full_upload(self, server_round: int) -> bool:
+        r"""Whether clients upload all shared rows in ``server_round``
+        (FedEP: always)."""
+        return True
+
+    def train_config(self, server_round: int) -> dict[str, Scalar]:
+        return {
+            **super().train_config(server_round),
+            FULL_UPLOAD: self.is_full_upload(server_round),
+        }
+
+    def _full_download(self, c: int) -> Payload:
+        return Payload(arrays={ENTITY: self.table[self.shared_ids[c]].clone()})
+
+    def download(self, server_round: int, client_id: int) -> Payload:
+        r"""What client ``client_id`` receives in ``server_round`` (FedEP:
+        the mean rows of its shared entities)."""
+        return self._full_download(client_id)
+
+    def configure_train(
+        self, server_round: int, client_ids: Sequence[int]
+    ) -> dict[int, Payload]:
+        cfg = self.train_config(server_round)
+        out = {}
+        for c in client_ids:
+            c = int(c)
+            if c not in self.shared_ids:
+                raise PayloadError(f"Client {c} is not registered")
+            p = self.download(server_round, c)
+            p.config.update(cfg)
+            if c not in self._told:  # the shared-id list, sent once
+                p.row_ids[ENTITY] = self.shared_ids[c].clone()
+                self._told.add(c)
+            out[c] = p
+        return out
+
+    def _check_reply(self, c: int, p: Payload, full: bool) -> None:
+        n = self.shared_ids[c].numel()
+        rows = p.arrays.get(ENTITY)
+        if rows is None:
+            raise PayloadError(f"Client {c} replied without `arrays['{ENTITY}']`")
+        if full and rows.size(0) != n:
+            raise PayloadError(
+                f"Client {c} sent {rows.size(0)} rows in a full upload; it has "
+                f"{n} shared entities"
+            )
+        if not full:
+            sign = p.arrays.get(SIGN)
+            if sign is None or sign.numel() != n or int(sign.sum()) != rows.size(0):
+                raise PayloadError(
+                    f"Client {c} sent a sparse upload whose `arrays['{SIGN}']` "
+                    f"does not select its {rows.size(0)} rows among {n}"
+                )
+
+    def aggregate_full(self, replies: Mapping[int, Payload]) -> None:
+        r"""FedE's mean over the clients holding each shared entity."""
+        table, weight = scatter_mean_rows(
+            [p.arrays[ENTITY] for p in replies.values()],
+            [self.shared_ids[int(c)] for c in replies],
+            self.num_entities,
+        )
+        received = weight > 0
+        self.table[received] = table[received].to(self.table.dtype)
+
+    def aggregate_train(
+        self, server_round: int, replies: Mapping[int, Payload]
+    ) -> None:
+        if not replies:
+            return
+        full = self.is_full_upload(server_round)
+        for c, p in replies.items():
+            self._check_reply(int(c), p, full)
+        if full:
+            self.aggregate_full(replies)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            **super().state_dict(),
+            "shared_ids": {c: v.clone() for c, v in self.shared_ids.items()},
+            "told": sorted(self._told),
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        super().load_state_dict(state)
+        self.shared_ids = {int(c): v.clone() for c, v in state["shared_ids"].items()}
+        self._told = set(state["told"])
+
+    def get_params(self) -> dict[str, Any]:
+        params = super().get_params()
+        params.pop("evaluate_with", None)
+        return params
+
+
+class FedS(FedEP):
+    r"""FedS: entity-wise top-K sparsification with personalised aggregation
+    and intermittent synchronisation (FedS §III), on top of :class:`FedEP`.
+
+    * Upstream (FedS §III-C): in a sparse round each client uploads the
+      :math:`K_c = \lfloor p N_c \rfloor` shared rows that changed most since
+      their last upload (:math:`1 - \cos`) and its 0/1 sign vector.
+    * Downstream (§III-D): for each client, the server sums the *other*
+      clients' uploads per entity (:math:`\mathbf{A}`, Eq. 3), ranks its
+      entities by upload count :math:`\mathbf{P}` (random tie-break) and
+      sends the top :math:`K_c` with their priorities and a sign vector; the
+      client applies
+
+      .. math::
+          \mathbf{E}^{t+1}_{c_e} = \frac{\mathbf{A}^t_{c_e} +
+          \mathbf{E}^t_{c_e}}{1 + \mathbf{P}^t_{c_e}} \qquad \text{(Eq. 4)}
+
+    * Intermittent synchronisation (§III-E): every ``sync_interval + 1``
+      rounds (rounds ``1, s + 2, …``), a full FedEP exchange
+      (:func:`~fedgraph.federated.sparsify.is_sync_round`).
+
+    A sparse round's uploads are answered by the *next* round's downloads.
+    FedS assumes every client takes part in every round (as the paper); with a
+    client fraction below one, a client receives the personalised download
+    computed when it last could, on its next participation.
+
+    Args:
+        num_entities (int): size of the global entity vocabulary.
+        entity_dim (int): width of an entity row.
+        init_range (float): initial rows are :math:`U(-r, r)`.
+        p (float, optional): sparsity ratio. (default: :obj:`0.4`)
+        sync_interval (int, optional): sparse rounds between two full
+            synchronisations, :math:`s`. (default: :obj:`4`)
+        seed (int, optional): seed of the initial table and of the downstream
+            tie-breaks. (default: :obj:`0`)
+        config (Mapping[str, Scalar], optional): sent with every training
+            payload.
+    """
+
+    def __init__(
+        self,
+        num_entities: int,
+        entity_dim: int,
+        *,
+        init_range: float,
+        p: float = 0.4,
+        sync_interval: int = 4,
+        seed: int = 0,
+        config: Mapping[str, Scalar] | None = None,
+    ) -> None:
+        num_selected(1, p)  # validates p
+        if sync_interval < 0:
+            raise ValueError(f"`sync_interval` must be >= 0 (got {sync_interval})")
+        super().__init__(
+            num_entities, entity_dim, init_range=init_range, seed=seed, config=config
+        )
+        self.p = float(p)
+        self.sync_interval = int(sync_interval)
+        self.generator = torch.Generator().manual_seed(self.seed + 1)
+        self._pending: dict[int, Payload] = {}
+
+    def is_full_upload(self, server_round: int) -> bool:
+        return is_sync_round(server_round, self.sync_interval)
+
+    def train_config(self, server_round: int) -> dict[str, Scalar]:
+        return {**super().train_config(server_round), SPARSITY: self.p}
+
+    def download(self, server_round: int, client_id: int) -> Payload:
+        if server_round > 1 and not self.is_full_upload(server_round - 1):
+            if client_id in self._pending:
+                return self._pending.pop(client_id)
+            n = self.shared_ids[client_id].numel()  # nothing computed for it yet
+            return Payload(
+                arrays={
+                    ENTITY: self.table.new_zeros(0, self.entity_dim),
+                    PRIORITY: torch.zeros(0, dtype=torch.int16),
+                    SIGN: torch.zeros(n, dtype=torch.bool),
+                }
+            )
+        return self._full_download(client_id)
+
+    def aggregate_train(
+        self, server_round: int, replies: Mapping[int, Payload]
+    ) -> None:
+        super().aggregate_train(server_round, replies)
+        if not replies or self.is_full_upload(server_round):
+            self._pending.clear()
+            return
+        total = self.table.new_zeros(self.num_entities, self.entity_dim)
+        count = torch.zeros(self.num_entities, dtype=torch.long)
+        own: dict[int, tuple[Tensor, Tensor]] = {}
+        for c, p in replies.items():
+            c = int(c)
+            sign = p.arrays[SIGN].bool()
+            ids = self.shared_ids[c][sign]
+            total.index_add_(0, ids, p.arrays[ENTITY].to(total.dtype))
+            count.index_add_(0, ids, torch.ones_like(ids))
+            own[c] = (p.arrays[ENTITY], sign)
+        self._pending = {}
+        for c in sorted(self.shared_ids):  # every client, in a fixed order
+            ids = self.shared_ids[c]
+            vals, sign = own.get(
+                c,
+                (
+                    total.new_zeros(0, self.entity_dim),
+                    torch.zeros(ids.numel(), dtype=torch.bool),
+                ),
+            )
+            agg, prio = personalised_aggregate(total, count, ids, vals, sign)
+            sel = downstream_select(prio, self.p, self.generator)
+            self._pending[c] = Payload(
+                arrays={
+                    ENTITY: agg[sel].clone(),
+                    PRIORITY: prio[sel].to(torch.int16),
+                    SIGN: sel,
+                }
+            )
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            **super().state_dict(),
+            "generator": self.generator.get_state(),
+            "pending": {c: p.to_dict() for c, p in self._pending.items()},
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        super().load_state_dict(state)
+        self.generator.set_state(state["generator"])
+        self._pending = {
+            int(c): Payload.from_dict(d) for c, d in state["pending"].items()
+        }
+
+    def get_params(self) -> dict[str, Any]:
+        return {
+            **super().get_params(),
+            "p": self.p,
+            "sync_interval": self.sync_interval,
+        }
+
+
+__all__ = ["FedEP", "FedS", "SIGN", "PRIORITY", "FULL_UPLOAD", "SPARSITY"]
