@@ -2,8 +2,11 @@ r"""The partitioner contract."""
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from typing import Any
+
+import torch
 
 
 class Partitioner(ABC):
@@ -35,9 +38,48 @@ class Partitioner(ABC):
         r"""The constructor arguments, for metadata and replay."""
         return {"num_clients": self.num_clients, "seed": self.seed}
 
+    def generator(self) -> torch.Generator:
+        r"""A fresh :class:`torch.Generator` seeded with :attr:`seed`."""
+        gen = torch.Generator()
+        gen.manual_seed(int(self.seed))
+        return gen
+
+    def provenance(self, graph: Any) -> dict[str, Any]:
+        r"""The metadata stored with a partition of ``graph``: partitioner,
+        its arguments, seed, source name and checksum, library version."""
+        from fedgraph import __version__
+
+        return {
+            "partitioner": self.__class__.__name__,
+            "params": self.get_params(),
+            "seed": self.seed,
+            "source": getattr(graph, "name", "") or "",
+            "source_checksum": source_checksum(graph),
+            "fedgraph_version": __version__,
+        }
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{self.__class__.__name__}({args})"
 
 
-__all__ = ["Partitioner"]
+def source_checksum(graph: Any) -> str:
+    r"""SHA-256 of a source graph's content: the sizes and every split's
+    triples (name and bytes), and the names when present. Graph types other
+    than :class:`~fedgraph.data.KnowledgeGraph` may define
+    ``checksum() -> str`` instead."""
+    if hasattr(graph, "checksum"):
+        return str(graph.checksum())
+    h = hashlib.sha256()
+    h.update(f"{graph.num_entities},{graph.num_relations}".encode())
+    for split in graph.split_names:
+        t = graph.triples(split).to(torch.int64).contiguous()
+        h.update(split.encode())
+        h.update(t.numpy().tobytes())
+    for names in (graph.entity_names, graph.relation_names):
+        if names is not None:
+            h.update("\n".join(names).encode())
+    return "sha256:" + h.hexdigest()
+
+
+__all__ = ["Partitioner", "source_checksum"]

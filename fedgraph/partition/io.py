@@ -1,0 +1,346 @@
+r"""Saving and loading partitions: a documented, checksummed folder layout.
+
+Layout (``kind = "kg"``; every text file is UTF-8, ``\n``-terminated)::
+
+    DIR/
+      META.json          format, format_version, kind, fedgraph_version,
+                         partitioner, params, seed, source, source_checksum,
+                         num_clients, num_entities, num_relations, clients
+                         (per client: dir, splits {name: n}, num_entities,
+                         num_relations) and files {relative path: sha256}
+      entities.txt       line i = name of global entity i   (when known)
+      relations.txt      line i = name of global relation i (when known)
+      client0/
+        entity_ids.txt   line i = global id of local entity i
+        relation_ids.txt line i = global id of local relation i
+        train.txt        head<TAB>relation<TAB>tail, local ids
+        valid.txt, test.txt, … (one file per split, in META order)
+      client1/ …
+
+A folder is written to a temporary sibling and renamed into place, so a
+crash never leaves a half-written partition under ``DIR``. Loading checks the
+format and version fields, that every client folder and listed file exists,
+each file's SHA-256, and the parsed sizes against ``META.json``; any mismatch
+raises :class:`PartitionFormatError` naming the file.
+
+Other shard kinds (e.g. RDF shards) plug in with :func:`register_kind`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from fedgraph.data.knowledge_graph import KnowledgeGraph
+from fedgraph.partition.shard import FederatedKG, KGShard
+
+FORMAT = "fedgraph.partition"
+FORMAT_VERSION = 1
+META = "META.json"
+
+
+class PartitionFormatError(ValueError):
+    r"""A partition folder is missing, partial, corrupt or of another version."""
+
+
+@dataclass(frozen=True)
+class PartitionKind:
+    r"""How one kind of federated dataset is written and read.
+
+    Args:
+        name (str): the ``kind`` field of ``META.json``.
+        cls (type): the federated dataset type (e.g. :class:`FederatedKG`).
+        write (Callable): ``write(obj, folder) -> dict`` writes the payload
+            files into ``folder`` and returns kind-specific META fields.
+        read (Callable): ``read(folder, meta) -> obj`` parses them back.
+    """
+
+    name: str
+    cls: type
+    write: Callable[[Any, Path], dict[str, Any]]
+    read: Callable[[Path, dict[str, Any]], Any]
+
+
+KINDS: dict[str, PartitionKind] = {}
+
+
+def register_kind(kind: PartitionKind) -> None:
+    r"""Adds a kind to the registry (:data:`KINDS`)."""
+    KINDS[kind.name] = kind
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return "sha256:" + h.hexdigest()
+
+
+def write_ids(path: Path, ids: torch.Tensor) -> None:
+    text = "\n".join(map(str, ids.tolist()))
+    path.write_text(text + "\n" if text else "", encoding="utf-8")
+
+
+def write_triples(path: Path, triples: torch.Tensor) -> None:
+    r"""Writes ``[n, 3]`` ids as ``h<TAB>r<TAB>t`` lines."""
+    rows = triples.tolist()
+    text = "".join(f"{h}\t{r}\t{t}\n" for h, r, t in rows)
+    path.write_text(text, encoding="utf-8")
+
+
+def read_int_table(path: Path, columns: int) -> torch.Tensor:
+    r"""Reads whitespace-separated integers as an ``[n, columns]`` tensor."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        arr = np.array(text.split(), dtype=np.int64)
+    except ValueError as exc:
+        raise PartitionFormatError(f"{path}: not integer ids ({exc})") from exc
+    if arr.size % columns:
+        raise PartitionFormatError(
+            f"{path}: {arr.size} values is not a multiple of {columns} columns"
+        )
+    return torch.from_numpy(arr.reshape(-1, columns))
+
+
+# ----------------------------------------------------------------- kg kind
+def _write_kg(fed: FederatedKG, folder: Path) -> dict[str, Any]:
+    if fed.entity_names is not None:
+        (folder / "entities.txt").write_text(
+            "".join(f"{n}\n" for n in fed.entity_names), encoding="utf-8"
+        )
+    if fed.relation_names is not None:
+        (folder / "relations.txt").write_text(
+            "".join(f"{n}\n" for n in fed.relation_names), encoding="utf-8"
+        )
+    clients = []
+    for i, shard in enumerate(fed.shards):
+        cdir = folder / f"client{i}"
+        cdir.mkdir()
+        write_ids(cdir / "entity_ids.txt", shard.entity_ids)
+        write_ids(cdir / "relation_ids.txt", shard.relation_ids)
+        for split in shard.graph.split_names:
+            write_triples(cdir / f"{split}.txt", shard.graph.triples(split))
+        clients.append(
+            {
+                "dir": f"client{i}",
+                "num_entities": shard.num_entities,
+                "num_relations": shard.num_relations,
+                "splits": {
+                    s: shard.graph.num_triples(s) for s in shard.graph.split_names
+                },
+            }
+        )
+    return {
+        "num_entities": fed.num_entities,
+        "num_relations": fed.num_relations,
+        "clients": clients,
+    }
+
+
+def _read_names(path: Path, expected: int) -> list[str] | None:
+    if not path.exists():
+        return None
+    names = path.read_text(encoding="utf-8").split("\n")[:-1]
+    if len(names) != expected:
+        raise PartitionFormatError(
+            f"{path}: expected {expected} names (got {len(names)})"
+        )
+    return names
+
+
+def _read_kg(folder: Path, meta: dict[str, Any]) -> FederatedKG:
+    num_e, num_r = int(meta["num_entities"]), int(meta["num_relations"])
+    shards = []
+    for i, c in enumerate(meta["clients"]):
+        cdir = folder / c["dir"]
+        ent = read_int_table(cdir / "entity_ids.txt", 1).view(-1)
+        rel = read_int_table(cdir / "relation_ids.txt", 1).view(-1)
+        if ent.numel() != c["num_entities"] or rel.numel() != c["num_relations"]:
+            raise PartitionFormatError(
+                f"{cdir}: id maps hold {ent.numel()} entities / {rel.numel()} "
+                f"relations but META.json says {c['num_entities']} / {c['num_relations']}"
+            )
+        if (ent.numel() and int(ent.max()) >= num_e) or (
+            rel.numel() and int(rel.max()) >= num_r
+        ):
+            raise PartitionFormatError(f"{cdir}: a global id exceeds the vocabulary")
+        splits = {}
+        for split, n in c["splits"].items():
+            t = read_int_table(cdir / f"{split}.txt", 3)
+            if t.size(0) != n:
+                raise PartitionFormatError(
+                    f"{cdir / f'{split}.txt'}: {t.size(0)} triples but META.json says {n}"
+                )
+            splits[split] = t
+        try:
+            graph = KnowledgeGraph(splits, ent.numel(), rel.numel())
+            shards.append(KGShard(i, graph, ent, rel))
+        except ValueError as exc:
+            raise PartitionFormatError(f"{cdir}: {exc}") from exc
+    keep = (
+        "num_entities",
+        "num_relations",
+        "clients",
+        "files",
+        "format",
+        "format_version",
+        "kind",
+    )
+    return FederatedKG(
+        shards,
+        num_entities=num_e,
+        num_relations=num_r,
+        entity_names=_read_names(folder / "entities.txt", num_e),
+        relation_names=_read_names(folder / "relations.txt", num_r),
+        meta={k: v for k, v in meta.items() if k not in keep},
+    )
+
+
+register_kind(PartitionKind("kg", FederatedKG, _write_kg, _read_kg))
+
+
+# ------------------------------------------------------------- public API
+def kind_of(obj: Any) -> PartitionKind:
+    for kind in KINDS.values():
+        if isinstance(obj, kind.cls):
+            return kind
+    raise TypeError(
+        f"Cannot save a {type(obj).__name__}: registered kinds are {sorted(KINDS)}"
+    )
+
+
+def save_partition(
+    fed: Any, path: str | os.PathLike[str], *, overwrite: bool = False
+) -> Path:
+    r"""Writes a federated dataset to ``path`` atomically (see module doc).
+
+    Args:
+        fed (FederatedKG): the partition (or another registered kind).
+        path (str or PathLike): the target folder.
+        overwrite (bool, optional): replace an existing folder.
+            (default: :obj:`False`)
+    """
+    path = Path(path)
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"`{path}` exists (pass `overwrite=True` to replace it)")
+    kind = kind_of(fed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    try:
+        meta = dict(getattr(fed, "meta", {}) or {})
+        meta.update(kind.write(fed, tmp))
+        from fedgraph import __version__
+
+        meta.setdefault("fedgraph_version", __version__)
+        meta.update(
+            format=FORMAT,
+            format_version=FORMAT_VERSION,
+            kind=kind.name,
+            num_clients=len(meta.get("clients", [])),
+            files={
+                p.relative_to(tmp).as_posix(): sha256_file(p)
+                for p in sorted(tmp.rglob("*"))
+                if p.is_file()
+            },
+        )
+        text = json.dumps(meta, indent=2, sort_keys=True) + "\n"
+        (tmp / META).write_text(text, encoding="utf-8")
+        if path.exists():
+            trash = path.with_name(f".{path.name}.old-{os.getpid()}")
+            os.replace(path, trash)
+            os.replace(tmp, path)
+            shutil.rmtree(trash)
+        else:
+            os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+    return path
+
+
+def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
+    r"""Reads and validates ``META.json`` and every file it lists."""
+    path = Path(path)
+    if not path.is_dir():
+        raise FileNotFoundError(f"Partition folder `{path}` not found")
+    meta_path = path / META
+    if not meta_path.exists():
+        raise PartitionFormatError(
+            f"`{path}` is not a fedgraph partition: {META} is missing "
+            "(a partial or interrupted write?)"
+        )
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise PartitionFormatError(f"{meta_path}: corrupt JSON ({exc})") from exc
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise PartitionFormatError(
+            f"{meta_path}: `format` must be '{FORMAT}' "
+            f"(got {meta.get('format') if isinstance(meta, dict) else meta!r})"
+        )
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise PartitionFormatError(
+            f"{meta_path}: unsupported `format_version` "
+            f"(got {meta.get('format_version')!r}, this fedgraph reads {FORMAT_VERSION})"
+        )
+    for key in ("kind", "clients", "files", "num_clients"):
+        if key not in meta:
+            raise PartitionFormatError(f"{meta_path}: missing field `{key}`")
+    if meta["kind"] not in KINDS:
+        raise PartitionFormatError(
+            f"{meta_path}: unknown `kind` (got {meta['kind']!r}, known {sorted(KINDS)})"
+        )
+    if len(meta["clients"]) != meta["num_clients"]:
+        raise PartitionFormatError(
+            f"{meta_path}: `num_clients`={meta['num_clients']} but "
+            f"{len(meta['clients'])} clients are listed"
+        )
+    for c in meta["clients"]:
+        if not (path / c["dir"]).is_dir():
+            raise PartitionFormatError(
+                f"`{path}`: client folder `{c['dir']}` is missing"
+            )
+    for rel, digest in sorted(meta["files"].items()):
+        f = path / rel
+        if not f.is_file():
+            raise PartitionFormatError(f"`{path}`: file `{rel}` is missing")
+        if sha256_file(f) != digest:
+            raise PartitionFormatError(
+                f"`{f}`: checksum mismatch (truncated or modified since it was saved)"
+            )
+    return meta
+
+
+def load_partition(path: str | os.PathLike[str]) -> Any:
+    r"""Loads a folder written by :func:`save_partition`, validating it."""
+    path = Path(path)
+    meta = read_meta(path)
+    try:
+        return KINDS[meta["kind"]].read(path, meta)
+    except KeyError as exc:
+        raise PartitionFormatError(f"{path / META}: missing field {exc}") from exc
+
+
+__all__ = [
+    "save_partition",
+    "load_partition",
+    "read_meta",
+    "register_kind",
+    "PartitionKind",
+    "PartitionFormatError",
+    "KINDS",
+    "FORMAT_VERSION",
+]
