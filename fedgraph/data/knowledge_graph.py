@@ -105,9 +105,7 @@ class KnowledgeGraph:
     def triples(self, split: str = "train") -> Triples:
         r"""The ``[n, 3]`` ``(head, relation, tail)`` triples of ``split``."""
         if split not in self._triples:
-            raise KeyError(
-                f"Unknown split '{split}' (available: {self.split_names})"
-            )
+            raise KeyError(f"Unknown split '{split}' (available: {self.split_names})")
         return self._triples[split]
 
     def all_triples(self, splits: Sequence[str] | None = None) -> Triples:
@@ -149,12 +147,16 @@ class KnowledgeGraph:
         data = HeteroData()
         data[ENTITY].num_nodes = self.num_entities
         all_t = self.all_triples()
-        split = torch.cat(
-            [
-                torch.full((self.num_triples(s),), i, dtype=torch.uint8)
-                for i, s in enumerate(self.split_names)
-            ]
-        ) if self.split_names else torch.empty(0, dtype=torch.uint8)
+        split = (
+            torch.cat(
+                [
+                    torch.full((self.num_triples(s),), i, dtype=torch.uint8)
+                    for i, s in enumerate(self.split_names)
+                ]
+            )
+            if self.split_names
+            else torch.empty(0, dtype=torch.uint8)
+        )
         data.edge_index = all_t[:, [0, 2]].t().contiguous()
         data.edge_type = all_t[:, 1].contiguous()
         data.split = split

@@ -2,6 +2,7 @@ r"""The RDF entity-classification graph type (AIFB, MUTAG, BGS, AM)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from functools import cached_property
@@ -202,7 +203,7 @@ class RDFGraph:
         perm = torch.sort(inv, stable=True).indices
         sizes = torch.bincount(inv, minlength=uniq.numel()).tolist()
         offset = 0
-        for k, size in zip(uniq.tolist(), sizes):
+        for k, size in zip(uniq.tolist(), sizes, strict=True):
             idx = perm[offset : offset + size]
             offset += size
             d, rest = k % num_types, k // num_types
@@ -218,7 +219,7 @@ class RDFGraph:
     def category_counts(self) -> dict[str, int]:
         r"""Number of nodes of each category."""
         counts = torch.bincount(self.node_type, minlength=len(self.node_type_names))
-        return dict(zip(self.node_type_names, counts.tolist()))
+        return dict(zip(self.node_type_names, counts.tolist(), strict=True))
 
     @property
     def target_types(self) -> list[str]:
@@ -339,6 +340,27 @@ class RDFGraph:
     def load(cls, path: str | os.PathLike[str]) -> RDFGraph:
         r"""Reads a graph written by :meth:`save`."""
         return cls.from_dict(torch.load(path, weights_only=False))
+
+    def checksum(self) -> str:
+        r"""SHA-256 of the graph's content (edges, labels, masks, names)."""
+        h = hashlib.sha256()
+        for t in (
+            self.edge_index,
+            self.edge_type,
+            self.node_type,
+            self.y,
+            *(self.masks[k] for k in MASKS),
+        ):
+            h.update(t.contiguous().numpy().tobytes())
+        for names in (
+            self.node_names,
+            self.relation_names,
+            self.node_type_names,
+            self.class_names,
+        ):
+            h.update("\n".join(names).encode())
+            h.update(b"\0")
+        return h.hexdigest()
 
     def stats(self) -> dict[str, Any]:
         r"""``{"nodes", "triples", "predicates", "classes", "labelled":

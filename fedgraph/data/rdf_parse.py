@@ -121,7 +121,7 @@ def index_triples(
         num_duplicates)`` with edges sorted by ``(subject, predicate, object)``
         and duplicate statements removed (an RDF graph is a set).
     """
-    subj, pred, obj = zip(*triples)
+    subj, pred, obj = zip(*triples, strict=True)
     node_names = sorted(set(subj) | set(obj))
     relation_names = sorted(set(pred))
     node_id = {n: i for i, n in enumerate(node_names)}

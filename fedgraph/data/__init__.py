@@ -1,0 +1,66 @@
+r"""Datasets, loaders and the dataset registry.
+
+``datasets`` below is THE registry (PyG style: an explicit list): ``fedgraph
+datasets`` lists it, :func:`load_dataset` resolves names against it. To add
+a dataset, write a :class:`KGDataset` subclass (``name``, ``folder``,
+``remote_files``, ``process``) and add one entry to the list.
+"""
+
+from __future__ import annotations
+
+from fedgraph.data.dataset import DatasetNotFoundError, KGDataset, RemoteFile
+from fedgraph.data.fb15k_237 import FB15k_237
+from fedgraph.data.federated import load_federated_folder
+from fedgraph.data.fedlu import (
+    FedLU_C3,
+    FedLU_C5,
+    FedLU_C10,
+    FedLU_R3,
+    FedLU_R5,
+    FedLU_R10,
+)
+from fedgraph.data.io import DataFormatError
+from fedgraph.data.knowledge_graph import KnowledgeGraph
+from fedgraph.data.load import load_dataset, load_folder, resolve_dataset
+from fedgraph.data.small_kgs import UMLS, Kinship, Nations
+from fedgraph.data.triples import read_triple_files, read_triple_folder
+
+#: The dataset registry, in the order ``fedgraph datasets`` shows.
+datasets: list[type[KGDataset]] = [
+    FB15k_237,
+    Nations,
+    Kinship,
+    UMLS,
+    FedLU_C3,
+    FedLU_C5,
+    FedLU_C10,
+    FedLU_R3,
+    FedLU_R5,
+    FedLU_R10,
+    # RDF entity-classification benchmarks: add their classes here.
+]
+
+__all__ = [
+    "datasets",
+    "KGDataset",
+    "RemoteFile",
+    "DatasetNotFoundError",
+    "DataFormatError",
+    "KnowledgeGraph",
+    "load_dataset",
+    "load_folder",
+    "resolve_dataset",
+    "load_federated_folder",
+    "read_triple_files",
+    "read_triple_folder",
+    "FB15k_237",
+    "Nations",
+    "Kinship",
+    "UMLS",
+    "FedLU_C3",
+    "FedLU_C5",
+    "FedLU_C10",
+    "FedLU_R3",
+    "FedLU_R5",
+    "FedLU_R10",
+]

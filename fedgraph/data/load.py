@@ -1,0 +1,87 @@
+r"""Name → dataset resolution and the one-call loaders."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from fedgraph.data.dataset import KGDataset
+from fedgraph.registry import normalize_name, resolve_class
+
+
+def _registry() -> list[type[KGDataset]]:
+    from fedgraph.data import datasets
+
+    return datasets
+
+
+def dataset_aliases(choices: list[type[KGDataset]]) -> dict[str, type[KGDataset]]:
+    r"""Every registry ``name`` and ``aliases`` entry → its class."""
+    out: dict[str, type[KGDataset]] = {}
+    for cls in choices:
+        for alias in (cls.name, *cls.aliases):
+            out[alias] = cls
+    return out
+
+
+def resolve_dataset(name: str | type[KGDataset]) -> type[KGDataset]:
+    r"""The dataset class registered under ``name`` (case, ``-`` and ``_``
+    ignored: ``"fb15k-237"``, ``"FB15k_237"`` and ``"fb15k237"`` agree).
+
+    Raises:
+        ValueError: ``Could not resolve 'NAME' among choices [...]`` (the
+            choices are the registered dataset names).
+    """
+    choices = _registry()
+    try:
+        return resolve_class(name, choices, aliases=dataset_aliases(choices))
+    except ValueError:
+        raise ValueError(
+            f"Could not resolve dataset '{name}' among choices "
+            f"{[c.name for c in choices]}"
+        ) from None
+
+
+def load_dataset(
+    name: str | os.PathLike[str],
+    root: str | os.PathLike[str] | None = None,
+    **kwargs: Any,
+) -> Any:
+    r"""Loads a registered dataset, or a dataset folder, by name.
+
+    Args:
+        name (str or Path): a registered name (see ``fedgraph datasets``)
+            or the path of a folder holding either ``train.txt``,
+            ``valid.txt``, ``test.txt`` (→ :class:`KnowledgeGraph`) or client
+            folders ``client0/ …`` (→ :class:`FederatedKG`).
+        root (str or Path, optional): data root (default: ``FEDGRAPH_DATA``,
+            else the user cache).
+        **kwargs: passed to the dataset class (``force_reload``,
+            ``download``, ``duplicates`` …).
+
+    Returns:
+        The dataset's object: a :class:`~fedgraph.data.KnowledgeGraph`,
+        :class:`~fedgraph.partition.shard.FederatedKG`,
+        :class:`~fedgraph.data.MultilingualKG` or PyG ``HeteroData``.
+    """
+    path = Path(name)
+    if isinstance(name, os.PathLike) or (
+        isinstance(name, str) and os.sep in name and path.is_dir()
+    ):
+        return load_folder(path, **kwargs)
+    return resolve_dataset(str(name))(root, **kwargs).get()
+
+
+def load_folder(path: str | os.PathLike[str], **kwargs: Any) -> Any:
+    r"""Reads a triple folder or a federated client-folder layout (no cache)."""
+    from fedgraph.data.federated import load_federated_folder
+    from fedgraph.data.triples import read_triple_folder
+
+    path = Path(path)
+    if (path / "train.txt").is_file():
+        return read_triple_folder(path, **kwargs)
+    return load_federated_folder(path, **kwargs)
+
+
+__all__ = ["resolve_dataset", "load_dataset", "load_folder", "normalize_name"]
