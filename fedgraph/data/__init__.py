@@ -9,6 +9,7 @@ a dataset, write a :class:`KGDataset` subclass (``name``, ``folder``,
 from __future__ import annotations
 
 from fedgraph.data.dataset import DatasetNotFoundError, KGDataset, RemoteFile
+from fedgraph.data.dbp5l import DBP5L, read_dbp5l
 from fedgraph.data.fb15k_237 import FB15k_237
 from fedgraph.data.federated import load_federated_folder
 from fedgraph.data.fedlu import (
@@ -22,6 +23,9 @@ from fedgraph.data.fedlu import (
 from fedgraph.data.io import DataFormatError
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.data.load import load_dataset, load_folder, resolve_dataset
+from fedgraph.data.multilingual import MultilingualKG
+from fedgraph.data.nell_995 import NELL995
+from fedgraph.data.openke import read_openke_folder
 from fedgraph.data.small_kgs import UMLS, Kinship, Nations
 from fedgraph.data.triples import read_triple_files, read_triple_folder
 
@@ -31,6 +35,8 @@ datasets: list[type[KGDataset]] = [
     Nations,
     Kinship,
     UMLS,
+    NELL995,
+    DBP5L,
     FedLU_C3,
     FedLU_C5,
     FedLU_C10,
@@ -57,6 +63,11 @@ __all__ = [
     "Nations",
     "Kinship",
     "UMLS",
+    "NELL995",
+    "DBP5L",
+    "MultilingualKG",
+    "read_dbp5l",
+    "read_openke_folder",
     "FedLU_C3",
     "FedLU_C5",
     "FedLU_C10",

@@ -57,3 +57,16 @@ def test_fedlu_c3():
 def test_fedlu_other_partitions(name, k):
     fed = load_dataset(name)
     assert fed.num_clients == k
+
+
+def test_nell_995_counts_and_column_order():
+    kg = load_dataset("nell-995")
+    assert kg.stats()["triples"] == {"train": 149678, "valid": 543, "test": 3992}
+    assert (kg.num_entities, kg.num_relations) == (75492, 200)
+    # First line of test2id.txt is "13933 13932 27" (h t r): Louis Camilleri
+    # leads Altria; read as h r t the relation id 13932 would not even exist.
+    h, r, t = kg.triples("test")[0].tolist()
+    assert kg.entity_names[h] == "concept_ceo_louis_c__camilleri"
+    assert kg.relation_names[r] == "concept:personleadsorganization"
+    assert kg.entity_names[t] == "concept_biotechcompany_altria_group"
+    assert (h, r, t) == (13933, 27, 13932)
