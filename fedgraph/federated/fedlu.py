@@ -1,0 +1,231 @@
+r"""FedLU learning: local and global entity tables with mutual knowledge
+distillation (`FedLU <https://arxiv.org/abs/2302.02069>`_ §4.1)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from fedgraph.eval.metrics import LinkPredState
+from fedgraph.eval.ranking import rank_triples
+from fedgraph.federated.fede import ENTITY, FedE
+from fedgraph.federated.kge_client import KGEClient
+from fedgraph.federated.mutual import mutual_epochs
+from fedgraph.federated.payload import Payload, Scalar
+from fedgraph.models.kge import KGEModel
+from fedgraph.partition.shard import KGShard
+
+#: config key: the distillation weight sent by the server.
+MU_DISTILL = "distill-mu"
+#: prefix of the global model's metrics in an evaluation reply.
+GLOBAL = "global:"
+
+
+def _split_states(
+    metrics: Mapping[str, float],
+) -> tuple[LinkPredState, LinkPredState | None]:
+    local = {k: v for k, v in metrics.items() if "/" in k and not k.startswith(GLOBAL)}
+    glob = {k[len(GLOBAL) :]: v for k, v in metrics.items() if k.startswith(GLOBAL)}
+    return LinkPredState.from_dict(local), (
+        LinkPredState.from_dict(glob) if glob else None
+    )
+
+
+class FedLU(FedE):
+    r"""FedLU's server (Algorithm 1): FedE's entity-wise mean, applied to the
+    clients' *global* tables; local tables never leave the clients.
+
+    .. math::
+        \mathbf{E}_{t+1} = \Big(\mathbb{1} \oslash \sum_{k \in K_t}
+        \mathbf{v}^k\Big) \otimes \sum_{k \in K_t} \mathbf{P}^{k\top}
+        \mathbf{E}^{k,\text{global}}_t \qquad \text{(Alg. 1, line 9)}
+
+    It asks the clients for ``mu_distill`` (Eq. 11) and merges both models'
+    evaluation states: the local model's metrics unprefixed (reported as
+    ``weighted``), the global model's prefixed ``global_`` (``weighted_global``).
+
+    Args:
+        num_entities (int): size of the global entity vocabulary.
+        entity_dim (int): width of an entity row.
+        init_range (float): initial rows are :math:`U(-r, r)`.
+        mu_distill (float, optional): :math:`\mu_{\text{distill}}`.
+            (default: :obj:`2.0`, FedLU §5.2)
+        seed (int, optional): seed of the initial table. (default: :obj:`0`)
+        config (Mapping[str, Scalar], optional): sent with every training
+            payload.
+    """
+
+    def __init__(
+        self,
+        num_entities: int,
+        entity_dim: int,
+        *,
+        init_range: float,
+        mu_distill: float = 2.0,
+        seed: int = 0,
+        config: Mapping[str, Scalar] | None = None,
+    ) -> None:
+        if mu_distill < 0:
+            raise ValueError(f"`mu_distill` must be >= 0 (got {mu_distill})")
+        super().__init__(
+            num_entities,
+            entity_dim,
+            init_range=init_range,
+            seed=seed,
+            evaluate_with="local",
+            config=config,
+        )
+        self.mu_distill = float(mu_distill)
+
+    def train_config(self, server_round: int) -> dict[str, Scalar]:
+        return {**super().train_config(server_round), MU_DISTILL: self.mu_distill}
+
+    def aggregate_evaluate(
+        self, server_round: int, replies: Mapping[int, Payload]
+    ) -> dict[str, float]:
+        locs, globs = [], []
+        for p in replies.values():
+            loc, glob = _split_states(p.metrics)
+            locs.append(loc)
+            if glob is not None:
+                globs.append(glob)
+        out = LinkPredState.merged(locs).compute()
+        if globs:
+            out.update(
+                {
+                    f"global_{k}": v
+                    for k, v in LinkPredState.merged(globs).compute().items()
+                }
+            )
+        return out
+
+    def get_params(self) -> dict[str, Any]:
+        params = super().get_params()
+        params.pop("evaluate_with", None)
+        return {**params, "mu_distill": self.mu_distill}
+
+
+class FedLUClient(KGEClient):
+    r"""A FedLU client: a local model and a global model over the same local
+    entities, sharing the local relation table (FedLU Eqs. 5–6).
+
+    Each round the received global rows replace the global table; then, for
+    ``local_epochs`` epochs, every batch takes a local step on
+    :math:`\mathcal{L}^{\text{predict}} + \mu_{\text{distill}}
+    \mathcal{L}^{\text{distill}}` (Eq. 11, teacher: global) and a global step
+    with the roles swapped (:func:`~fedgraph.federated.mutual.mutual_epochs`);
+    only the global rows are sent back. The local optimiser persists across
+    rounds (the local table is never overwritten); the global optimiser starts
+    afresh each round, as FedLU's code does. Evaluation replies carry the
+    local model's ranking state and the global model's, prefixed ``global:``.
+
+    Args:
+        shard (KGShard): the client's data.
+        model (KGEModel): the local model (its relation table is shared with
+            the global model, a deep copy of it).
+        mu_distill (float, optional): used when the server does not send
+            ``"distill-mu"``. (default: :obj:`2.0`)
+        **kwargs: :class:`~fedgraph.federated.kge_client.KGEClient` options.
+    """
+
+    def __init__(
+        self, shard: KGShard, model: KGEModel, *, mu_distill: float = 2.0, **kwargs: Any
+    ) -> None:
+        super().__init__(shard, model, **kwargs)
+        self.mu_distill = float(mu_distill)
+        self.global_model = copy.deepcopy(model)
+        self.global_model.relation_embedding = model.relation_embedding
+        self.global_optimizer = self._global_optimizer()
+
+    def _global_optimizer(self) -> torch.optim.Optimizer:
+        return torch.optim.Adam(
+            self.global_model.entity_embedding.parameters(), lr=self.lr
+        )
+
+    @property
+    def global_table(self) -> Tensor:
+        return self.global_model.entity_embedding.weight
+
+    def fit(self, payload: Payload) -> Payload:
+        if ENTITY in payload.arrays:
+            idx = self._local_index(ENTITY, payload)
+            with torch.no_grad():
+                self.global_table[idx] = payload.arrays[ENTITY].to(
+                    self.global_table.dtype
+                )
+        self.global_optimizer = self._global_optimizer()
+        mu = float(payload.config.get(MU_DISTILL, self.mu_distill))
+        loss_l, loss_g = mutual_epochs(
+            self.model,
+            self.global_model,
+            self.train_triples,
+            epochs=self.local_epochs,
+            batch_size=self.batch_size,
+            loss=self.loss,
+            local_optimizer=self.optimizer,
+            global_optimizer=self.global_optimizer,
+            sampler=self.sampler,
+            generator=self.generator,
+            mu_distill=mu,
+            weights=self.weights,
+            modes=self.modes,
+        )
+        return Payload(
+            arrays={ENTITY: self.global_table.detach().clone()},
+            row_ids={ENTITY: self.shard.entity_ids.clone()},
+            metrics={"count": 1, "loss_sum": loss_l, "global_loss_sum": loss_g},
+            num_examples=int(self.train_triples.size(0)),
+        )
+
+    def rank(
+        self, triples: Tensor, *, use_global: bool = False, filter=None
+    ) -> LinkPredState:
+        r"""Filtered ranking of ``triples`` with the local (or global) model."""
+        return rank_triples(
+            self.global_model if use_global else self.model,
+            triples,
+            filter=self.filter if filter is None else filter,
+            directions=self.directions,
+            batch_size=self.eval_batch_size,
+        )
+
+    def evaluate(self, payload: Payload) -> Payload:
+        split = str(payload.config.get("split", "valid"))
+        triples = self.shard.graph.triples(split)
+        local = self.rank(triples).to_dict()
+        glob = self.rank(triples, use_global=True).to_dict()
+        return Payload(
+            metrics={
+                **local,
+                **{GLOBAL + k: v for k, v in glob.items()},
+                "n_triples": int(triples.size(0)),
+            },
+            num_examples=int(triples.size(0)),
+        )
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            **super().state_dict(),
+            "global_entity": self.global_table.detach().clone(),
+            "global_optimizer": self.global_optimizer.state_dict(),
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        super().load_state_dict(state)
+        with torch.no_grad():
+            self.global_table.copy_(state["global_entity"])
+        self.global_optimizer = self._global_optimizer()
+        self.global_optimizer.load_state_dict(state["global_optimizer"])
+
+    def __repr__(self) -> str:
+        return (
+            f"FedLUClient(client={self.client_id}, model={self.model!r}, "
+            f"mu_distill={self.mu_distill}, local_epochs={self.local_epochs})"
+        )
+
+
+__all__ = ["FedLU", "FedLUClient", "MU_DISTILL", "GLOBAL"]

@@ -1,0 +1,151 @@
+r"""The local/global training steps of `FedLU <https://arxiv.org/abs/2302.02069>`_:
+mutual knowledge distillation (§4.1, Eq. 11) and retroactive interference
+(§4.2, Eq. 14) between a client's local and global entity tables.
+
+Both models share the client's relation table (FedLU Eqs. 5–6 score the
+global entities with :math:`\mathbf{R}^{\text{local}}`); only the entity
+tables are distilled.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from fedgraph.federated.distill import distillation_loss
+from fedgraph.federated.interference import interference_loss
+from fedgraph.models.kge import MODES, KGEModel
+from fedgraph.models.losses import KGELoss
+from fedgraph.models.sampling import NegativeSampler
+
+
+def _scores(
+    model: KGEModel, batch: Tensor, neg: Tensor, mode: str
+) -> tuple[Tensor, Tensor]:
+    pos = model.score_hrt(batch[:, 0], batch[:, 1], batch[:, 2])
+    return pos, model.score_negatives(batch, neg, mode)
+
+
+def _step(opt: torch.optim.Optimizer, value: Tensor) -> float:
+    opt.zero_grad(set_to_none=True)
+    value.backward()
+    opt.step()
+    return float(value.detach())
+
+
+def mutual_epochs(
+    local: KGEModel,
+    glob: KGEModel,
+    triples: Tensor,
+    *,
+    epochs: int,
+    batch_size: int,
+    loss: KGELoss,
+    local_optimizer: torch.optim.Optimizer,
+    global_optimizer: torch.optim.Optimizer,
+    sampler: NegativeSampler,
+    generator: torch.Generator,
+    mu_distill: float = 2.0,
+    weights: Tensor | None = None,
+    modes: tuple[str, ...] = MODES,
+) -> tuple[float, float]:
+    r"""FedLU learning (Algorithm 1, lines 6–7) and passive decay: for each
+    batch and corruption mode, one step of the local model on
+
+    .. math::
+        \mathcal{L}^{\text{local}} = \mathcal{L}^{\text{predict}}
+        + \mu_{\text{distill}}\, \mathrm{KL}(\mathcal{P}^{\text{global}}
+        \,\|\, \mathcal{P}^{\text{local}})  \qquad \text{(Eq. 11)}
+
+    then one step of the global model with the roles swapped (the teacher is
+    detached each time); both see the same negatives.
+
+    Returns:
+        tuple[float, float]: the mean local and global losses.
+    """
+    total_l = total_g = 0.0
+    steps = 0
+    n = triples.size(0)
+    for _ in range(int(epochs)):
+        perm = torch.randperm(n, generator=generator)
+        for start in range(0, n, batch_size):
+            idx = perm[start : start + batch_size]
+            batch = triples[idx]
+            w = None if weights is None else weights[idx]
+            for mode in modes:
+                neg = sampler.sample(batch, mode, generator)
+                with torch.no_grad():
+                    g_pos, g_neg = _scores(glob, batch, neg, mode)
+                l_pos, l_neg = _scores(local, batch, neg, mode)
+                value = loss(l_pos, l_neg, w)
+                if mu_distill:
+                    value = value + mu_distill * distillation_loss(
+                        l_pos, l_neg, g_pos, g_neg
+                    )
+                total_l += _step(local_optimizer, value)
+                with torch.no_grad():
+                    l_pos, l_neg = _scores(local, batch, neg, mode)
+                g_pos, g_neg = _scores(glob, batch, neg, mode)
+                value = loss(g_pos, g_neg, w)
+                if mu_distill:
+                    value = value + mu_distill * distillation_loss(
+                        g_pos, g_neg, l_pos, l_neg
+                    )
+                total_g += _step(global_optimizer, value)
+                steps += 1
+    return total_l / max(1, steps), total_g / max(1, steps)
+
+
+def interference_epochs(
+    local: KGEModel,
+    glob: KGEModel,
+    forget: Tensor,
+    *,
+    epochs: int,
+    batch_size: int,
+    local_optimizer: torch.optim.Optimizer,
+    global_optimizer: torch.optim.Optimizer,
+    sampler: NegativeSampler,
+    generator: torch.Generator,
+    mu_soft: float = 0.1,
+    mu_distill: float = 2.0,
+    hard: bool = True,
+    modes: tuple[str, ...] = MODES,
+) -> tuple[float, float]:
+    r"""Retroactive interference (FedLU §4.2, Eq. 14) on the forgetting set:
+    for each batch and mode, one step of the local model on
+    :math:`\mathcal{L}^{\text{hard}} + \mu_{\text{soft}}\mathcal{L}^{\text{soft}}
+    + \mu_{\text{distill}}\mathcal{L}^{\text{distill}}` (teacher: global), then
+    one of the global model with the distillation reversed.
+
+    Returns:
+        tuple[float, float]: the mean local and global losses.
+    """
+    total_l = total_g = 0.0
+    steps = 0
+    n = forget.size(0)
+    kw = {"mu_soft": mu_soft, "mu_distill": mu_distill, "hard": hard}
+    for _ in range(int(epochs)):
+        perm = torch.randperm(n, generator=generator)
+        for start in range(0, n, batch_size):
+            batch = forget[perm[start : start + batch_size]]
+            for mode in modes:
+                neg = sampler.sample(batch, mode, generator)
+                with torch.no_grad():
+                    g_pos, g_neg = _scores(glob, batch, neg, mode)
+                l_pos, l_neg = _scores(local, batch, neg, mode)
+                total_l += _step(
+                    local_optimizer, interference_loss(l_pos, l_neg, g_pos, g_neg, **kw)
+                )
+                with torch.no_grad():
+                    l_pos, l_neg = _scores(local, batch, neg, mode)
+                g_pos, g_neg = _scores(glob, batch, neg, mode)
+                total_g += _step(
+                    global_optimizer,
+                    interference_loss(g_pos, g_neg, l_pos, l_neg, **kw),
+                )
+                steps += 1
+    return total_l / max(1, steps), total_g / max(1, steps)
+
+
+__all__ = ["mutual_epochs", "interference_epochs"]
