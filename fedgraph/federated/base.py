@@ -58,6 +58,12 @@ class Strategy(ABC):
         (:func:`~fedgraph.federated.aggregate.merge_metric_sums`)."""
         return merge_metric_sums({c: p.metrics for c, p in replies.items()})
 
+    def client_metrics(self, reply: Payload) -> dict[str, float]:
+        r"""The metrics of one client's ``evaluate`` reply (for per-client
+        reporting; the same merge as :meth:`aggregate_evaluate`, on one
+        client)."""
+        return self.aggregate_evaluate(0, {0: reply})
+
     def state_dict(self) -> dict[str, Any]:
         r"""Everything needed to resume (tensors and plain values)."""
         return {}

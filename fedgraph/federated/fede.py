@@ -8,6 +8,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from fedgraph.eval.metrics import LinkPredState
 from fedgraph.federated.aggregate import scatter_mean_rows
 from fedgraph.federated.base import Strategy
 from fedgraph.federated.payload import Payload, PayloadError, Scalar
@@ -164,6 +165,18 @@ class FedE(Strategy):
                 arrays={ENTITY: rows}, row_ids={ENTITY: ids}, config={"split": split}
             )
         return out
+
+    def aggregate_evaluate(
+        self, server_round: int, replies: Mapping[int, Payload]
+    ) -> dict[str, float]:
+        r"""Merges the clients' :class:`~fedgraph.eval.LinkPredState` sums
+        (``"head/count"``, ``"tail/rr"``, …): the exact query-weighted
+        metrics of all clients (FedLU's "weighted average")."""
+        states = [
+            LinkPredState.from_dict({k: v for k, v in p.metrics.items() if "/" in k})
+            for p in replies.values()
+        ]
+        return LinkPredState.merged(states).compute() if states else {}
 
     # ---------------------------------------------------------------- state
     def state_dict(self) -> dict[str, Any]:

@@ -141,7 +141,7 @@ def evaluate_round(
     weighted = strategy.aggregate_evaluate(server_round, replies)
     per_client = {}
     for c, r in replies.items():
-        m = merge_metric_sums({c: r.metrics})
+        m = strategy.client_metrics(r)
         m.update({k: v for k, v in r.metrics.items() if k.startswith("n_")})
         per_client[c] = m
     return weighted, per_client

@@ -154,7 +154,7 @@ def test_early_stopping_and_best_round():
         progress=False,
     )
     assert res.best_round == 2 and res.rounds == 5 and res.stopped_early
-    assert all(m["count"] == 32 for m in res.test_clients.values())
+    assert sorted(res.test_clients) == [0, 1]
 
 
 @pytest.mark.parametrize("kill_after", [1, 3, 4])

@@ -1,0 +1,260 @@
+r"""A federated knowledge-graph-embedding client over one :class:`KGShard`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from fedgraph.eval.metrics import DIRECTIONS
+from fedgraph.eval.ranking import TripleFilter, rank_triples
+from fedgraph.federated.base import Client
+from fedgraph.federated.fede import ENTITY
+from fedgraph.federated.fedec import CONTRASTIVE_MU, CONTRASTIVE_TAU
+from fedgraph.federated.fedprox import PROXIMAL_MU
+from fedgraph.federated.payload import Payload, PayloadError
+from fedgraph.models.kge import MODES, KGEModel
+from fedgraph.models.losses import KGELoss, resolve_loss
+from fedgraph.models.sampling import NegativeSampler, subsampling_weights
+from fedgraph.partition.shard import KGShard
+from fedgraph.runtime.kge_trainer import train_epochs
+
+
+def proximal_term(table: Tensor, anchor: Tensor, mu: float) -> Tensor:
+    r"""FedProx's :math:`\frac{\mu}{2}\lVert \mathbf{E} - \mathbf{E}_t
+    \rVert_F^2` over a whole entity table (FedLU's FedProx)."""
+    return 0.5 * mu * (table - anchor).pow(2).sum()
+
+
+def contrastive_term(
+    table: Tensor, positive: Tensor, negative: Tensor, mu: float, tau: float
+) -> Tensor:
+    r"""FedEC's embedding-contrastive term (see :class:`~fedgraph.federated.FedEC`):
+
+    .. math::
+        -\mu \log \frac{e^{s_g/\tau}}{e^{s_g/\tau} + e^{s_l/\tau}}, \quad
+        s_g = \overline{\cos}(\mathbf{E}, \mathbf{E}_t), \;
+        s_l = \overline{\cos}(\mathbf{E}, \mathbf{E}_{\mathrm{prev}})
+
+    computed stably as :math:`\mu\, \mathrm{softplus}((s_l - s_g)/\tau)`.
+    """
+    s_g = F.cosine_similarity(table, positive, dim=-1).mean() / tau
+    s_l = F.cosine_similarity(table, negative, dim=-1).mean() / tau
+    return mu * F.softplus(s_l - s_g)
+
+
+class KGEClient(Client):
+    r"""A client that trains a KGE model on its own shard.
+
+    It registers the global ids of its entities once, then each round
+    overwrites its entity rows with the received global rows, trains
+    ``local_epochs`` epochs (:func:`~fedgraph.runtime.kge_trainer.train_epochs`,
+    both corruption modes, FedLU Eq. 7 loss by default) plus the regulariser the
+    strategy asked for in ``config`` (``"proximal-mu"``: FedProx;
+    ``"contrastive-mu"``/``"contrastive-tau"``: FedEC), and replies with its
+    entity rows keyed by global id. Its triples, relation names and relation
+    embeddings never leave it.
+
+    Evaluation is filtered ranking of heads and tails among the client's own
+    entities, filtered by the client's own train + valid + test triples
+    (FedLU's protocol), with the client's current table or, if the payload
+    carries ``arrays["entity"]``, with those rows (FedE's protocol).
+
+    Args:
+        shard (KGShard): the client's data (local ids).
+        model (KGEModel): a model over the shard's local entities/relations.
+        loss (KGELoss or str, optional): (default: ``"sigmoid-ns"``)
+        lr (float, optional): Adam learning rate. (default: :obj:`1e-4`)
+        batch_size (int, optional): (default: :obj:`1024`)
+        num_negatives (int, optional): (default: :obj:`256`)
+        local_epochs (int, optional): epochs per round. (default: :obj:`3`)
+        shared_negatives (bool, optional): one negative set per batch (fast
+            candidate-matrix scoring). (default: :obj:`True`)
+        subsampling (bool, optional): RotatE/FedLU frequency weights.
+            (default: :obj:`True`)
+        reset_optimizer (bool, optional): a fresh Adam each round, as FedLU's
+            code does when the global rows replace the local ones.
+            (default: :obj:`True`)
+        modes (Sequence[str], optional): corruption modes, one optimiser step
+            each per batch. (default: head-batch and tail-batch)
+        directions (Sequence[str], optional): ranked directions.
+        eval_batch_size (int, optional): queries per scoring chunk.
+        seed (int, optional): seed of the client's generator. (default: :obj:`0`)
+    """
+
+    def __init__(
+        self,
+        shard: KGShard,
+        model: KGEModel,
+        *,
+        loss: KGELoss | str = "sigmoid-ns",
+        lr: float = 1e-4,
+        batch_size: int = 1024,
+        num_negatives: int = 256,
+        local_epochs: int = 3,
+        shared_negatives: bool = True,
+        subsampling: bool = True,
+        reset_optimizer: bool = True,
+        modes: Sequence[str] = MODES,
+        directions: Sequence[str] = DIRECTIONS,
+        eval_batch_size: int = 512,
+        seed: int = 0,
+    ) -> None:
+        if model.num_entities != shard.num_entities:
+            raise ValueError(
+                f"Client {shard.client_id}: `model` has {model.num_entities} "
+                f"entities but the shard has {shard.num_entities}"
+            )
+        if local_epochs < 1:
+            raise ValueError(f"`local_epochs` must be positive (got {local_epochs})")
+        self.client_id = int(shard.client_id)
+        self.shard, self.model = shard, model
+        self.loss = resolve_loss(loss) if isinstance(loss, str) else loss
+        self.lr, self.batch_size = float(lr), int(batch_size)
+        self.local_epochs = int(local_epochs)
+        self.reset_optimizer = bool(reset_optimizer)
+        self.modes = tuple(modes)
+        self.directions, self.eval_batch_size = tuple(directions), int(eval_batch_size)
+        self.train_triples = shard.graph.triples("train")
+        self.weights = subsampling_weights(self.train_triples) if subsampling else None
+        self.sampler = NegativeSampler(
+            model.num_entities, num_negatives, shared=shared_negatives
+        )
+        filter_splits = [
+            s for s in ("train", "valid", "test") if s in shard.graph.split_names
+        ]
+        self.filter = TripleFilter(
+            shard.graph.all_triples(filter_splits),
+            model.num_entities,
+            model.num_relations,
+        )
+        self.generator = torch.Generator().manual_seed(
+            int(seed) * 7919 + self.client_id
+        )
+        self.optimizer = torch.optim.Adam(model.parameters(), lr=self.lr)
+        self.previous_table: Tensor | None = None  # FedEC's negative view
+
+    # ------------------------------------------------------------- helpers
+    @property
+    def table(self) -> Tensor:
+        return self.model.entity_embedding.weight
+
+    def _local_index(self, key: str, payload: Payload) -> Tensor:
+        if key not in payload.row_ids:
+            raise PayloadError(f"Client {self.client_id}: `row_ids['{key}']` missing")
+        ids = payload.row_ids[key].long()
+        pos = torch.searchsorted(self.shard.entity_ids, ids)
+        pos = pos.clamp_max(self.shard.entity_ids.numel() - 1)
+        if not torch.equal(self.shard.entity_ids[pos], ids):
+            raise PayloadError(
+                f"Client {self.client_id} received rows for entities it does not hold"
+            )
+        return pos
+
+    # ---------------------------------------------------------------- API
+    def register(self) -> Payload:
+        return Payload(row_ids={ENTITY: self.shard.entity_ids.clone()})
+
+    def fit(self, payload: Payload) -> Payload:
+        cfg = payload.config
+        if ENTITY in payload.arrays:
+            idx = self._local_index(ENTITY, payload)
+            with torch.no_grad():
+                before = self.table.detach().clone()
+                self.table[idx] = payload.arrays[ENTITY].to(self.table.dtype)
+            received = self.table.detach().clone()
+            if self.previous_table is None:
+                self.previous_table = received.clone()  # FedLU code at round 1
+            else:
+                self.previous_table = before
+        else:
+            received = self.table.detach().clone()
+        if self.reset_optimizer:
+            self.optimizer = torch.optim.Adam(self.model.parameters(), lr=self.lr)
+        mu = float(cfg.get(PROXIMAL_MU, 0.0))
+        mu_con = float(cfg.get(CONTRASTIVE_MU, 0.0))
+        tau = float(cfg.get(CONTRASTIVE_TAU, 1.0))
+        negative = self.previous_table if self.previous_table is not None else received
+
+        def extra(model: KGEModel, *_: Any) -> Tensor:
+            w = model.entity_embedding.weight
+            out = w.new_zeros(())
+            if mu > 0:
+                out = out + proximal_term(w, received, mu)
+            if mu_con > 0:
+                out = out + contrastive_term(w, received, negative, mu_con, tau)
+            return out
+
+        mean_loss = train_epochs(
+            self.model,
+            self.train_triples,
+            epochs=self.local_epochs,
+            batch_size=self.batch_size,
+            loss=self.loss,
+            optimizer=self.optimizer,
+            sampler=self.sampler,
+            generator=self.generator,
+            modes=self.modes,
+            weights=self.weights,
+            extra_loss=extra if (mu > 0 or mu_con > 0) else None,
+        )
+        return Payload(
+            arrays={ENTITY: self.table.detach().clone()},
+            row_ids={ENTITY: self.shard.entity_ids.clone()},
+            metrics={"count": 1, "loss_sum": mean_loss},
+            num_examples=int(self.train_triples.size(0)),
+        )
+
+    def evaluate(self, payload: Payload) -> Payload:
+        split = str(payload.config.get("split", "valid"))
+        saved = None
+        if ENTITY in payload.arrays:
+            idx = self._local_index(ENTITY, payload)
+            saved = self.table.detach().clone()
+            with torch.no_grad():
+                self.table[idx] = payload.arrays[ENTITY].to(self.table.dtype)
+        triples = self.shard.graph.triples(split)
+        state = rank_triples(
+            self.model,
+            triples,
+            filter=self.filter,
+            directions=self.directions,
+            batch_size=self.eval_batch_size,
+        )
+        if saved is not None:
+            with torch.no_grad():
+                self.table.copy_(saved)
+        return Payload(
+            metrics={**state.to_dict(), "n_triples": int(triples.size(0))},
+            num_examples=int(triples.size(0)),
+        )
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "model": {k: v.clone() for k, v in self.model.state_dict().items()},
+            "optimizer": self.optimizer.state_dict(),
+            "generator": self.generator.get_state(),
+            "previous_table": None
+            if self.previous_table is None
+            else self.previous_table.clone(),
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        self.model.load_state_dict(state["model"])
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=self.lr)
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.generator.set_state(state["generator"])
+        prev = state["previous_table"]
+        self.previous_table = None if prev is None else prev.clone()
+
+    def __repr__(self) -> str:
+        return (
+            f"KGEClient(client={self.client_id}, model={self.model!r}, "
+            f"local_epochs={self.local_epochs}, batch_size={self.batch_size})"
+        )
+
+
+__all__ = ["KGEClient", "proximal_term", "contrastive_term"]

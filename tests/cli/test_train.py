@@ -1,0 +1,90 @@
+import json
+
+import pytest
+
+from fedgraph.cli.main import main
+
+
+def _write_federation(root, n_clients=2, seed=0):
+    import random
+
+    rng = random.Random(seed)
+    for c in range(n_clients):
+        d = root / f"client{c}"
+        d.mkdir(parents=True)
+        ents = [f"e{i}" for i in range(c * 4, c * 4 + 12)]  # overlapping
+        for split, n in (("train", 60), ("valid", 8), ("test", 8)):
+            lines = {
+                f"{rng.choice(ents)}\tr{c}_{rng.randrange(3)}\t{rng.choice(ents)}"
+                for _ in range(n)
+            }
+            (d / f"{split}.txt").write_text("\n".join(sorted(lines)) + "\n")
+
+
+@pytest.mark.parametrize("algorithm", ["fede", "fedprox", "fedec"])
+def test_train_cli_writes_results_and_resumes(tmp_path, algorithm):
+    data = tmp_path / "fed"
+    _write_federation(data)
+    out = tmp_path / "run"
+    argv = [
+        "train",
+        "--data",
+        str(data),
+        "--algorithm",
+        algorithm,
+        "--model",
+        "transe",
+        "--out",
+        str(out),
+        "--rounds",
+        "4",
+        "--local-epochs",
+        "1",
+        "--dim",
+        "8",
+        "--batch-size",
+        "32",
+        "--num-negatives",
+        "4",
+        "--eval-every",
+        "2",
+        "--lr",
+        "0.01",
+        "--quiet",
+    ]
+    assert main(argv + ["--stop-after", "1"]) == 0
+    assert not (out / "results.json").exists()
+    assert main(argv) == 2  # refuses a non-empty --out without --resume
+    assert main(argv + ["--resume"]) == 0
+    doc = json.loads((out / "results.json").read_text())
+    assert set(doc["weighted"]) >= {"mrr", "hits@1", "hits@3", "hits@10"}
+    assert [c["client"] for c in doc["clients"]] == [0, 1]
+    assert all(c["n_test"] > 0 for c in doc["clients"])
+    assert doc["rounds"] == 4 and doc["seconds_per_round"] > 0
+    assert set(doc["comm"]) >= {"params_up", "params_down", "bytes_up", "bytes_down"}
+    assert doc["comm"]["params_up"] > 0
+    assert doc["settings"]["algorithm"] == algorithm
+    # resumed run == uninterrupted run
+    out2 = tmp_path / "run2"
+    argv2 = [a if a != str(out) else str(out2) for a in argv]
+    assert main(argv2) == 0
+    doc2 = json.loads((out2 / "results.json").read_text())
+    assert doc2["weighted"] == doc["weighted"] and doc2["clients"] == doc["clients"]
+
+
+def test_train_cli_rejects_unknown_algorithm(tmp_path, capsys):
+    assert (
+        main(
+            [
+                "train",
+                "--data",
+                str(tmp_path),
+                "--algorithm",
+                "fedx",
+                "--out",
+                str(tmp_path / "o"),
+            ]
+        )
+        == 2
+    )
+    assert "Could not resolve 'fedx'" in capsys.readouterr().err
