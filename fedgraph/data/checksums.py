@@ -101,9 +101,6 @@ SHA256: dict[str, str] = {
     "dbp-5l/seed_alignlinks/ja-fr.tsv": (
         "c032f15074aede29ef9bee0276e51eb412272d64e54991df17241351ce8527f4"
     ),
-    "fb15k-237/entity2name.txt": (
-        "4da94b8059a83bc7e08c832f573d34221d38e85030576e332a0d0e9726d13d73"
-    ),
     "fb15k-237/test.txt": (
         "5711cf41623ceb4eacc50eb6108a3ca6565c7492e3caaf82a3e355cc660d1574"
     ),
