@@ -113,7 +113,16 @@ def read_int_table(path: Path, columns: int) -> torch.Tensor:
 
 
 # ----------------------------------------------------------------- kg kind
+def _check_names(names: list[str] | None, what: str) -> None:
+    if names is not None and any("\n" in n or "\r" in n for n in names):
+        raise ValueError(
+            f"`{what}` cannot be saved one per line: a name holds a newline"
+        )
+
+
 def _write_kg(fed: FederatedKG, folder: Path) -> dict[str, Any]:
+    _check_names(fed.entity_names, "entity_names")
+    _check_names(fed.relation_names, "relation_names")
     if fed.entity_names is not None:
         (folder / "entities.txt").write_text(
             "".join(f"{n}\n" for n in fed.entity_names), encoding="utf-8"
@@ -160,6 +169,8 @@ def _read_names(path: Path, expected: int) -> list[str] | None:
 
 def _read_kg(folder: Path, meta: dict[str, Any]) -> FederatedKG:
     num_e, num_r = int(meta["num_entities"]), int(meta["num_relations"])
+    ent_names = _read_names(folder / "entities.txt", num_e)
+    rel_names = _read_names(folder / "relations.txt", num_r)
     shards = []
     for i, c in enumerate(meta["clients"]):
         cdir = folder / c["dir"]
@@ -183,7 +194,18 @@ def _read_kg(folder: Path, meta: dict[str, Any]) -> FederatedKG:
                 )
             splits[split] = t
         try:
-            graph = KnowledgeGraph(splits, ent.numel(), rel.numel())
+            graph = KnowledgeGraph(
+                splits,
+                ent.numel(),
+                rel.numel(),
+                entity_names=[ent_names[i] for i in ent.tolist()]
+                if ent_names
+                else None,
+                relation_names=[rel_names[i] for i in rel.tolist()]
+                if rel_names
+                else None,
+                name=f"{meta.get('source', '')}/client{i}",
+            )
             shards.append(KGShard(i, graph, ent, rel))
         except ValueError as exc:
             raise PartitionFormatError(f"{cdir}: {exc}") from exc
@@ -200,8 +222,8 @@ def _read_kg(folder: Path, meta: dict[str, Any]) -> FederatedKG:
         shards,
         num_entities=num_e,
         num_relations=num_r,
-        entity_names=_read_names(folder / "entities.txt", num_e),
-        relation_names=_read_names(folder / "relations.txt", num_r),
+        entity_names=ent_names,
+        relation_names=rel_names,
         meta={k: v for k, v in meta.items() if k not in keep},
     )
 

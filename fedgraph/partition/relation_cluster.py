@@ -118,6 +118,10 @@ class SpectralRelationPartitioner(Partitioner):
                 f"`num_clients`={self.num_clients} exceeds the number of "
                 f"relations (got {graph.num_relations})"
             )
+        if self.num_clients == 1:  # nothing to cluster
+            return torch.zeros(graph.num_relations, dtype=torch.long)
+        if self.num_clients == graph.num_relations:  # one relation per client
+            return torch.arange(graph.num_relations)
         m = cooccurrence_matrix(
             graph.all_triples(self.splits), graph.num_entities, graph.num_relations
         )

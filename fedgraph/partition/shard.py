@@ -57,8 +57,11 @@ class KGShard:
         r"""``split``'s triples mapped to global entity and relation ids."""
         t = self.graph.triples(split)
         return torch.stack(
-            [self.entity_ids[t[:, 0]], self.relation_ids[t[:, 1]],
-             self.entity_ids[t[:, 2]]],
+            [
+                self.entity_ids[t[:, 0]],
+                self.relation_ids[t[:, 1]],
+                self.entity_ids[t[:, 2]],
+            ],
             dim=1,
         )
 

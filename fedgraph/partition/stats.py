@@ -188,7 +188,9 @@ def format_table(stats: dict[str, Any]) -> str:
     if total:
         table.append([_fmt(total.get(k, "all" if k == "client" else "")) for k in cols])
     widths = [max(len(row[j]) for row in table) for j in range(len(cols))]
-    lines = ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in table]
+    lines = [
+        "  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)) for row in table
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     if total:
         lines.insert(len(lines) - 1, lines[1])

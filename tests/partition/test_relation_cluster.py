@@ -64,6 +64,6 @@ def test_seeded_and_resolvable():
     assert isinstance(p, SpectralRelationPartitioner)
     a, b = p(kg), SpectralRelationPartitioner(3, seed=3)(kg)
     assert a.meta["relation_clients"] == b.meta["relation_clients"]
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         assert torch.equal(x.graph.triples("valid"), y.graph.triples("valid"))
     assert "n_init=10" in repr(p)

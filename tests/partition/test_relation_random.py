@@ -38,7 +38,7 @@ def test_same_seed_same_partition_other_seed_differs():
     a = RandomRelationPartitioner(3, seed=5)(kg)
     b = RandomRelationPartitioner(3, seed=5)(kg)
     c = RandomRelationPartitioner(3, seed=6)(kg)
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         assert torch.equal(x.entity_ids, y.entity_ids)
         for s in ("train", "valid", "test"):
             assert torch.equal(x.graph.triples(s), y.graph.triples(s))

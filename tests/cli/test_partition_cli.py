@@ -1,0 +1,117 @@
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "partition"))
+from partition_kgs import random_kg  # noqa: E402
+
+import fedgraph.data  # noqa: E402
+from fedgraph.cli.main import main  # noqa: E402
+
+
+@pytest.fixture
+def fake_dataset(monkeypatch):
+    calls = []
+
+    def load_dataset(name, root=None, **kwargs):
+        calls.append(name)
+        return random_kg(num_relations=8)
+
+    monkeypatch.setattr(fedgraph.data, "load_dataset", load_dataset)
+    return calls
+
+
+def test_partition_then_stats_json(fake_dataset, tmp_path, capsys):
+    out = tmp_path / "fed3"
+    rc = main(
+        [
+            "partition",
+            "toy",
+            "--strategy",
+            "relation",
+            "--clients",
+            "3",
+            "--seed",
+            "2",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
+    assert rc == 0 and fake_dataset == ["toy"]
+    assert (out / "META.json").is_file()
+    capsys.readouterr()
+    assert main(["stats", str(out), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert len(stats["clients"]) == 3
+    for c in stats["clients"]:
+        assert {"entities", "relations", "triples", "shared_entities"} <= set(c)
+        assert set(c["triples"]) == {"train", "valid", "test"}
+    assert sum(c["relations"] for c in stats["clients"]) == 8
+    meta = json.loads((out / "META.json").read_text())
+    assert meta["partitioner"] == "RandomRelationPartitioner" and meta["seed"] == 2
+
+
+def test_spectral_table_output(fake_dataset, tmp_path, capsys):
+    out = tmp_path / "c2"
+    assert (
+        main(
+            [
+                "partition",
+                "toy",
+                "--strategy",
+                "spectral",
+                "--clients",
+                "2",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "SpectralRelationPartitioner(num_clients=2" in text
+    assert "shared_entities" in text
+    assert main(["stats", str(out)]) == 0
+    assert "clustering" in capsys.readouterr().out
+
+
+def test_user_errors_are_one_line(fake_dataset, tmp_path, capsys):
+    assert (
+        main(
+            [
+                "partition",
+                "toy",
+                "--strategy",
+                "nope",
+                "--clients",
+                "2",
+                "--out",
+                str(tmp_path / "x"),
+            ]
+        )
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert "Could not resolve 'nope'" in err and "Traceback" not in err
+    (tmp_path / "y").mkdir()
+    assert (
+        main(
+            [
+                "partition",
+                "toy",
+                "--strategy",
+                "relation",
+                "--clients",
+                "2",
+                "--out",
+                str(tmp_path / "y"),
+            ]
+        )
+        == 2
+    )
+    assert "--overwrite" in capsys.readouterr().err
+    assert main(["stats", str(tmp_path / "y")]) == 2
+    assert "META.json is missing" in capsys.readouterr().err
