@@ -193,6 +193,8 @@ class KGDataset(ABC):
         missing = self._missing()
         if not missing:
             return
+        urls = sorted({f.url.rsplit("/", 1)[0] for f in self.remote_files})
+        source = f" from {urls[0]}" if urls else ""
         reason = "downloads are disabled (`download=False`)"
         if allowed and self.remote_files:
             try:
@@ -200,19 +202,17 @@ class KGDataset(ABC):
                 missing = self._missing()
                 if not missing:
                     return
-                reason = "the download did not provide them"
+                reason = f"the download{source} did not provide them"
             except (OSError, urllib.error.URLError, ValueError) as exc:
-                reason = f"the download failed ({exc})"
+                reason = f"the download{source} failed ({exc})"
         elif allowed:
             reason = "no download URL is registered"
         shown = ", ".join(missing[:4]) + (" …" if len(missing) > 4 else "")
-        urls = sorted({f.url.rsplit("/", 1)[0] for f in self.remote_files})
         raise DatasetNotFoundError(
             f"Dataset '{self.name}' not found: looked in {self.raw_dir} "
-            f"(missing {shown}) and {reason}"
-            + (f" from {urls[0]}" if urls else "")
-            + ". Point the FEDGRAPH_DATA environment variable (or `root=`) at a "
-            f"folder that holds `{self.folder}/`, e.g. a copy of shared/datasets."
+            f"(missing {shown}) and {reason}. Point the FEDGRAPH_DATA "
+            "environment variable (or `root=`) at a folder that holds "
+            f"`{self.folder}/`, e.g. a copy of shared/datasets."
         )
 
     def cache_key(self) -> str:
