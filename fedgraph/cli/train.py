@@ -162,14 +162,16 @@ def run(args: argparse.Namespace) -> int:
     def on_round(entry: dict[str, Any]) -> None:
         history.append(entry)
         _write_json(progress_path, {"settings": meta, "history": history})
-        if args.quiet and "valid" in entry:
-            v = entry["valid"]
-            print(
-                f"round {entry['round']}: valid mrr {v.get('mrr', float('nan')):.4f} "
-                f"hits@10 {v.get('hits@10', float('nan')):.4f} "
-                f"({entry['train_seconds']:.0f}s train, {entry['eval_seconds']:.0f}s eval)",
-                flush=True,
-            )
+        if args.quiet:
+            line = f"round {entry['round']}: {entry['train_seconds']:.0f}s train"
+            if "valid" in entry:
+                v = entry["valid"]
+                line += (
+                    f", valid mrr {v.get('mrr', float('nan')):.4f} hits@10 "
+                    f"{v.get('hits@10', float('nan')):.4f} "
+                    f"({entry['eval_seconds']:.0f}s eval)"
+                )
+            print(line, flush=True)
 
     t1 = time.perf_counter()
     res = run_simulation(
