@@ -1,0 +1,40 @@
+r"""Models: knowledge-graph embeddings (:mod:`fedgraph.models.kge`), their
+losses (:mod:`fedgraph.models.losses`) and negative sampling
+(:mod:`fedgraph.models.sampling`)."""
+
+from fedgraph.models.kge import (
+    ComplEx,
+    DistMult,
+    KGEModel,
+    RotatE,
+    TransE,
+    models,
+    resolve_model,
+)
+from fedgraph.models.losses import (
+    KGELoss,
+    MarginRankingLoss,
+    NSSALoss,
+    SigmoidNSLoss,
+    losses,
+    resolve_loss,
+)
+from fedgraph.models.sampling import NegativeSampler, subsampling_weights
+
+__all__ = [
+    "KGEModel",
+    "TransE",
+    "DistMult",
+    "ComplEx",
+    "RotatE",
+    "models",
+    "resolve_model",
+    "KGELoss",
+    "NSSALoss",
+    "SigmoidNSLoss",
+    "MarginRankingLoss",
+    "losses",
+    "resolve_loss",
+    "NegativeSampler",
+    "subsampling_weights",
+]

@@ -1,0 +1,212 @@
+r"""The scoring-only knowledge-graph embedding base class."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import torch
+from torch import Tensor, nn
+
+HEAD_BATCH = "head-batch"
+TAIL_BATCH = "tail-batch"
+MODES = (HEAD_BATCH, TAIL_BATCH)
+
+
+class KGEModel(nn.Module, ABC):
+    r"""Base class of the knowledge-graph embedding models: they only *score*.
+
+    Loss, negative sampling, training and evaluation are separate objects
+    (:mod:`fedgraph.models.losses`, :mod:`fedgraph.models.sampling`,
+    :mod:`fedgraph.eval.ranking`), as in PyKEEN. Scores follow the RotatE /
+    FedE / FedLU code convention: *larger is more plausible*, and the distance
+    models return :math:`\gamma - d(h, r, t)`.
+
+    Entity and relation tables are two separate :class:`torch.nn.Embedding`
+    (:attr:`entity_embedding`, :attr:`relation_embedding`): a federated client
+    reads or overwrites entity rows by index (``model.entity_embedding.weight``)
+    and keeps its relation table private. Both are initialised uniformly in
+    :math:`[-\rho, \rho]` with the embedding range
+    :math:`\rho = (\gamma + \epsilon) / d` of the RotatE code that FedE and
+    FedLU reuse.
+
+    Why not :class:`torch_geometric.nn.kge.KGEModel`: PyG's base couples the
+    model to its ``loss`` (negative sampling inside the model), ``loader`` and
+    ``test`` (tails only, unfiltered, one Python loop per triple), and only
+    scores one ``(h, r, t)`` per row. fedgraph needs scores against *all* (or a
+    given subset of) candidate entities in one matrix product / distance call,
+    shared negatives, both corruption modes and the papers' :math:`\gamma` and
+    embedding-range conventions; so only the PyG interface spirit (separate
+    ``node_emb``/``rel_emb`` tables, ``reset_parameters``, ``__repr__``) is kept.
+
+    Subclasses implement :meth:`interaction` (broadcast over leading dims) and
+    may override :meth:`score_tails` / :meth:`score_heads` with a faster
+    candidate-matrix form (matmul, :func:`torch.cdist`).
+
+    Args:
+        num_entities (int): number of entities.
+        num_relations (int): number of relations.
+        hidden_channels (int): the embedding dimension :math:`d` (complex
+            models store :math:`2d` reals per entity).
+        gamma (float, optional): the margin :math:`\gamma`. (default: :obj:`9.0`,
+            the value FedLU's code uses for TransE)
+        epsilon (float, optional): :math:`\epsilon` of the embedding range.
+            (default: :obj:`2.0`)
+    """
+
+    #: Real numbers per entity / relation dimension (2 for complex models).
+    entity_factor: int = 1
+    relation_factor: int = 1
+
+    def __init__(
+        self,
+        num_entities: int,
+        num_relations: int,
+        hidden_channels: int,
+        *,
+        gamma: float = 9.0,
+        epsilon: float = 2.0,
+    ) -> None:
+        super().__init__()
+        for name, value in (
+            ("num_entities", num_entities),
+            ("num_relations", num_relations),
+            ("hidden_channels", hidden_channels),
+        ):
+            if int(value) <= 0:
+                raise ValueError(f"`{name}` must be positive (got {value})")
+        self.num_entities = int(num_entities)
+        self.num_relations = int(num_relations)
+        self.hidden_channels = int(hidden_channels)
+        self.gamma = float(gamma)
+        self.epsilon = float(epsilon)
+        self.embedding_range = (self.gamma + self.epsilon) / self.hidden_channels
+        self.entity_embedding = nn.Embedding(
+            self.num_entities, self.hidden_channels * self.entity_factor
+        )
+        self.relation_embedding = nn.Embedding(
+            self.num_relations, self.hidden_channels * self.relation_factor
+        )
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        r"""Uniform :math:`[-\rho, \rho]` initialisation of both tables."""
+        rho = self.embedding_range
+        nn.init.uniform_(self.entity_embedding.weight, -rho, rho)
+        nn.init.uniform_(self.relation_embedding.weight, -rho, rho)
+
+    # ------------------------------------------------------------ to override
+    @abstractmethod
+    def interaction(self, head: Tensor, rel: Tensor, tail: Tensor) -> Tensor:
+        r"""Scores embeddings that broadcast against each other.
+
+        Args:
+            head (Tensor): ``[..., d_e]`` head embeddings.
+            rel (Tensor): ``[..., d_r]`` relation embeddings.
+            tail (Tensor): ``[..., d_e]`` tail embeddings.
+
+        Returns:
+            Tensor: ``[...]`` scores (broadcast shape without the last dim).
+        """
+
+    def score_tails(self, head: Tensor, rel: Tensor, cand: Tensor) -> Tensor:
+        r"""``[B, C]`` scores of ``(head[b], rel[b], cand[c])``.
+
+        Args:
+            head (Tensor): ``[B, d_e]``. rel (Tensor): ``[B, d_r]``.
+            cand (Tensor): ``[C, d_e]`` candidate tail embeddings.
+        """
+        return self.interaction(head[:, None], rel[:, None], cand[None])
+
+    def score_heads(self, rel: Tensor, tail: Tensor, cand: Tensor) -> Tensor:
+        r"""``[B, C]`` scores of ``(cand[c], rel[b], tail[b])``."""
+        return self.interaction(cand[None], rel[:, None], tail[:, None])
+
+    # ---------------------------------------------------------- index-level API
+    def _entities(self, index: Tensor | None) -> Tensor:
+        w = self.entity_embedding.weight
+        return w if index is None else w[index]
+
+    def score_hrt(self, head: Tensor, rel: Tensor, tail: Tensor) -> Tensor:
+        r"""Scores of ``[B]`` triples given as ``[B]`` head, relation and tail ids."""
+        e, r = self.entity_embedding, self.relation_embedding
+        return self.interaction(e(head), r(rel), e(tail))
+
+    def score_t(
+        self, head: Tensor, rel: Tensor, candidates: Tensor | None = None
+    ) -> Tensor:
+        r"""``[B, C]`` scores of every candidate tail (all entities if
+        ``candidates`` is :obj:`None`, else the ``[C]`` given entity ids)."""
+        return self.score_tails(
+            self.entity_embedding(head),
+            self.relation_embedding(rel),
+            self._entities(candidates),
+        )
+
+    def score_h(
+        self, rel: Tensor, tail: Tensor, candidates: Tensor | None = None
+    ) -> Tensor:
+        r"""``[B, C]`` scores of every candidate head (see :meth:`score_t`)."""
+        return self.score_heads(
+            self.relation_embedding(rel),
+            self.entity_embedding(tail),
+            self._entities(candidates),
+        )
+
+    def score_negatives(
+        self, positive: Tensor, negative: Tensor, mode: str = TAIL_BATCH
+    ) -> Tensor:
+        r"""``[B, K]`` scores of corrupted triples.
+
+        Args:
+            positive (Tensor): ``[B, 3]`` positive ``(h, r, t)`` triples.
+            negative (Tensor): entity ids replacing the head or the tail:
+                ``[B, K]`` (per positive) or ``[K]`` (shared by the batch).
+            mode (str, optional): ``"head-batch"`` (replace heads) or
+                ``"tail-batch"`` (replace tails). (default: ``"tail-batch"``)
+        """
+        if mode not in MODES:
+            raise ValueError(f"`mode` must be one of {MODES} (got {mode!r})")
+        e = self.entity_embedding
+        rel = self.relation_embedding(positive[:, 1])
+        if negative.dim() == 1:  # shared negatives: candidate-matrix scoring
+            cand = e(negative)
+            if mode == TAIL_BATCH:
+                return self.score_tails(e(positive[:, 0]), rel, cand)
+            return self.score_heads(rel, e(positive[:, 2]), cand)
+        if negative.dim() != 2 or negative.size(0) != positive.size(0):
+            raise ValueError(
+                "`negative` must be [K] or [B, K] with B = len(positive) "
+                f"(got {tuple(negative.shape)} for B={positive.size(0)})"
+            )
+        neg = e(negative)
+        if mode == TAIL_BATCH:
+            return self.interaction(e(positive[:, 0])[:, None], rel[:, None], neg)
+        return self.interaction(neg, rel[:, None], e(positive[:, 2])[:, None])
+
+    def forward(self, head: Tensor, rel: Tensor, tail: Tensor) -> Tensor:
+        r"""Alias of :meth:`score_hrt` (PyG-style ``model(h, r, t)``)."""
+        return self.score_hrt(head, rel, tail)
+
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__name__}({self.num_entities}, "
+            f"num_relations={self.num_relations}, "
+            f"hidden_channels={self.hidden_channels}, gamma={self.gamma})"
+        )
+
+
+def chunked_candidates(
+    fn, query: tuple[Tensor, ...], cand: Tensor, budget: int = 2**24
+) -> Tensor:
+    r"""Applies ``fn(*query_chunk, cand_chunk)`` over candidate chunks so that at
+    most ``budget`` ``B × C × d`` elements exist at once; concatenates ``[B, C]``."""
+    b, d = query[0].size(0), cand.size(-1)
+    step = max(1, budget // max(1, b * d))
+    if step >= cand.size(0):
+        return fn(*query, cand)
+    return torch.cat(
+        [fn(*query, cand[i : i + step]) for i in range(0, cand.size(0), step)], dim=1
+    )
+
+
+__all__ = ["KGEModel", "HEAD_BATCH", "TAIL_BATCH", "MODES", "chunked_candidates"]
