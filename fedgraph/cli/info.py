@@ -38,10 +38,11 @@ def describe(
     r"""``{"name", "kind", **stats}`` of a registered dataset or a folder."""
     from fedgraph.data import load_folder, resolve_dataset
     from fedgraph.data.federated import federated_stats
+    from fedgraph.data.load import is_folder_query
     from fedgraph.partition.shard import FederatedKG
 
     path = Path(name)
-    if path.is_dir():
+    if is_folder_query(name):
         obj = load_folder(path)
         if isinstance(obj, FederatedKG):
             return {"name": path.name, "kind": "federated-kg", **federated_stats(obj)}

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from fedgraph.data.dataset import KGDataset
+from fedgraph.data.triples import Duplicates
 from fedgraph.registry import normalize_name, resolve_class
 
 
@@ -65,23 +66,55 @@ def load_dataset(
         :class:`~fedgraph.partition.shard.FederatedKG`,
         :class:`~fedgraph.data.MultilingualKG` or PyG ``HeteroData``.
     """
-    path = Path(name)
-    if isinstance(name, os.PathLike) or (
-        isinstance(name, str) and os.sep in name and path.is_dir()
-    ):
-        return load_folder(path, **kwargs)
+    if is_folder_query(name):
+        return load_folder(name, **kwargs)
     return resolve_dataset(str(name))(root, **kwargs).get()
 
 
-def load_folder(path: str | os.PathLike[str], **kwargs: Any) -> Any:
-    r"""Reads a triple folder or a federated client-folder layout (no cache)."""
+def is_folder_query(name: str | os.PathLike[str]) -> bool:
+    r"""Whether ``name`` means a folder rather than a registered name: a
+    ``PathLike``, or an existing folder given with a path separator or that
+    no registered name matches (registered names win otherwise)."""
+    if isinstance(name, os.PathLike):
+        return True
+    if not Path(name).is_dir():
+        return False
+    if os.sep in name or (os.altsep and os.altsep in name):
+        return True
+    try:
+        resolve_dataset(name)
+    except ValueError:
+        return True
+    return False
+
+
+def load_folder(
+    path: str | os.PathLike[str],
+    *,
+    duplicates: Duplicates = "keep",
+    force_reload: bool = False,
+    download: bool = False,
+) -> Any:
+    r"""Reads a triple folder (``train.txt valid.txt test.txt`` [+
+    ``unlearn.txt``]) or a federated client-folder layout. Folders are read
+    directly (no cache, nothing to download): ``force_reload`` and
+    ``download`` are accepted for signature compatibility and ignored."""
     from fedgraph.data.federated import load_federated_folder
     from fedgraph.data.triples import read_triple_folder
 
+    del force_reload, download
     path = Path(path)
     if (path / "train.txt").is_file():
-        return read_triple_folder(path, **kwargs)
-    return load_federated_folder(path, **kwargs)
+        return read_triple_folder(
+            path, duplicates=duplicates, extra_splits=("unlearn",)
+        )
+    return load_federated_folder(path, duplicates=duplicates)
 
 
-__all__ = ["resolve_dataset", "load_dataset", "load_folder", "normalize_name"]
+__all__ = [
+    "resolve_dataset",
+    "load_dataset",
+    "load_folder",
+    "is_folder_query",
+    "normalize_name",
+]

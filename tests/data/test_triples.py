@@ -116,3 +116,21 @@ def test_missing_split_file(folder):
     (folder / "valid.txt").unlink()
     with pytest.raises(FileNotFoundError, match="valid.txt"):
         read_triple_folder(folder)
+
+
+def test_load_dataset_on_a_folder(folder, monkeypatch):
+    from fedgraph.data import load_dataset
+
+    (folder / "unlearn.txt").write_text("a\tr1\tb\n")
+    kg = load_dataset(str(folder) + "/", force_reload=True)
+    assert kg.split_names == ["train", "valid", "test", "unlearn"]
+    monkeypatch.chdir(folder.parent)
+    assert load_dataset(folder.name).num_entities == 4  # no registered name
+
+
+def test_heterodata_view(folder):
+    kg = read_triple_folder(folder)
+    data = kg.data
+    assert data["entity"].num_nodes == 4
+    assert data["entity", "r1", "entity"].edge_index.tolist() == [[0, 2, 1], [1, 0, 3]]
+    assert data.edge_index.size(1) == 5 and data.edge_type.tolist() == [0, 1, 0, 2, 0]
