@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from fedgraph import __version__
 
 # The registry of sub-command modules, in the order ``fedgraph --help`` shows.
-COMMANDS: list[str] = ["partition", "stats", "train", "datasets", "info"]
+COMMANDS: list[str] = ["partition", "stats", "train", "datasets", "info", "unlearn"]
 
 
 def build_parser() -> argparse.ArgumentParser:

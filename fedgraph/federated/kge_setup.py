@@ -122,6 +122,16 @@ kge_algorithms: dict[str, Builder] = {
 }
 
 
+def _register_fedlu_feds() -> None:
+    # FedLU / FedEP / FedS builders (fedlu_setup imports KGESettings from here).
+    from fedgraph.federated.fedlu_setup import builders
+
+    kge_algorithms.update(builders)
+
+
+_register_fedlu_feds()
+
+
 def build_kge_federation(
     algorithm: str, fed: FederatedKG, settings: KGESettings
 ) -> tuple[Strategy, dict[int, Client]]:

@@ -1,0 +1,196 @@
+r"""``fedgraph unlearn RUN_DIR --forget FILE_OR_DIR``: FedLU unlearning of a
+trained FedLU run (``fedgraph train --algorithm fedlu --out RUN_DIR``).
+
+Evaluates the raw models, unlearns (retroactive interference, passive decay,
+one aggregation), evaluates again and, unless ``--no-retrain``, trains the
+re-trained-from-scratch references; writes ``RUN_DIR/unlearn/results.json``
+(or ``--results``) as
+``{"raw" | "retrained" | "unlearned": {"local" | "global": {"forget" | "test":
+{"hits@1", "mrr"}}}, "seconds": {...}}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "unlearn",
+        help="forget triples from a trained FedLU run (FedLU §4.2)",
+        description=__doc__.splitlines()[0],
+    )
+    p.add_argument("run_dir", type=Path, help="output folder of `fedgraph train`")
+    p.add_argument(
+        "--forget",
+        required=True,
+        type=Path,
+        help="a folder of clientK/unlearn.txt files (FedLU's layout), or one file "
+        "with --client",
+    )
+    p.add_argument("--client", type=int, default=None, help="client of a single file")
+    p.add_argument("--epochs", type=int, default=10, help="interference epochs (10)")
+    p.add_argument(
+        "--decay-epochs", type=int, default=10, help="max passive-decay epochs"
+    )
+    p.add_argument("--mu-soft", type=float, default=0.1)
+    p.add_argument(
+        "--mu-distill", type=float, default=None, help="default: the run's mu_distill"
+    )
+    p.add_argument("--no-hard", action="store_true", help="ablation: no hard confusion")
+    p.add_argument(
+        "--no-aggregate",
+        action="store_true",
+        help="skip the server aggregation after unlearning",
+    )
+    p.add_argument("--no-retrain", action="store_true")
+    p.add_argument("--retrain-max-epochs", type=int, default=400)
+    p.add_argument("--checkpoint", choices=("best", "last"), default="best")
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--results", type=Path, default=None)
+    p.set_defaults(func=run)
+
+
+def _write_json(path: Path, doc: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(doc, indent=1, default=float) + "\n")
+    os.replace(tmp, path)
+
+
+def _load_run(run_dir: Path, which: str) -> tuple[dict[str, Any], dict[str, Any], str]:
+    import torch
+
+    meta_file = run_dir / "progress.json"
+    if not meta_file.is_file():
+        raise FileNotFoundError(
+            f"{meta_file} not found: is `{run_dir}` a `fedgraph train` run?"
+        )
+    meta = json.loads(meta_file.read_text())["settings"]
+    if meta.get("algorithm") != "fedlu":
+        raise ValueError(
+            f"`{run_dir}` is a {meta.get('algorithm')!r} run; unlearning needs the local "
+            "and global tables of a FedLU run (`--algorithm fedlu`)"
+        )
+    ckpt = run_dir / "checkpoints" / f"{which}.pt"
+    if not ckpt.is_file():
+        raise FileNotFoundError(
+            f"{ckpt} not found (run longer, or pass --checkpoint last)"
+        )
+    state = torch.load(ckpt, weights_only=False)
+    if which == "last":
+        rounds = f"round {state['round']} (last)"
+        state = state["models"]
+    else:
+        best = json.loads(meta_file.read_text())["history"]
+        evald = [h for h in best if "valid" in h]
+        top = max(evald, key=lambda h: h["valid"]["mrr"]) if evald else {"round": "?"}
+        rounds = f"round {top['round']} (best valid)"
+    return meta, state, rounds
+
+
+def run(args: argparse.Namespace) -> int:
+    import torch
+
+    from fedgraph.cli.train import _load_federation
+    from fedgraph.federated.fedlu_setup import build_fedlu
+    from fedgraph.federated.forget import load_forget_requests
+    from fedgraph.federated.kge_setup import KGESettings
+    from fedgraph.federated.retrain import retrain
+    from fedgraph.federated.unlearn import evaluate_forgetting, unlearn_federation
+
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
+    meta, state, which_round = _load_run(args.run_dir, args.checkpoint)
+    keys = KGESettings.__dataclass_fields__
+    settings = KGESettings(**{k: meta[k] for k in keys if k in meta})
+    fed = _load_federation(meta["data"])
+    strategy, clients = build_fedlu(fed, settings)
+    strategy.load_state_dict(state["strategy"])
+    for c, cl in clients.items():
+        cl.load_state_dict(state["clients"][c])
+    if args.forget.is_dir():
+        requests = load_forget_requests(args.forget, fed)
+    else:
+        if args.client is None:
+            raise ValueError(
+                "`--forget` is a file: pass `--client K` (the client it is for)"
+            )
+        requests = load_forget_requests({args.client: args.forget}, fed)
+    mu = (
+        args.mu_distill
+        if args.mu_distill is not None
+        else settings.extra.get("mu_distill", 2.0)
+    )
+    doc: dict[str, Any] = {
+        "settings": {
+            "command": "fedgraph " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+            "run_dir": str(args.run_dir),
+            "checkpoint": which_round,
+            "data": meta["data"],
+            "model": settings.model,
+            "forget": str(args.forget),
+            "n_forget": {str(c): int(f.size(0)) for c, f in requests.items()},
+            "epochs": args.epochs,
+            "decay_epochs": args.decay_epochs,
+            "mu_soft": args.mu_soft,
+            "mu_distill": mu,
+            "hard": not args.no_hard,
+            "aggregate": not args.no_aggregate,
+            "threads": torch.get_num_threads(),
+            "protocol": "Hits@1/MRR, head+tail, client's own entities; forget set "
+            "filtered by the client's triples minus the forget set",
+        },
+        "seconds": {},
+    }
+    out = args.results or args.run_dir / "unlearn" / "results.json"
+    t0 = time.perf_counter()
+    doc["raw"] = evaluate_forgetting(clients, requests)
+    doc["seconds"]["evaluate"] = time.perf_counter() - t0
+    _write_json(out, doc)
+    log = unlearn_federation(
+        strategy,
+        clients,
+        requests,
+        aggregate=not args.no_aggregate,
+        epochs=args.epochs,
+        decay_epochs=args.decay_epochs,
+        mu_soft=args.mu_soft,
+        mu_distill=mu,
+        hard=not args.no_hard,
+    )
+    doc["seconds"]["unlearn"], doc["unlearn_log"] = log["seconds"], log["clients"]
+    doc["unlearned"] = evaluate_forgetting(clients, requests)
+    _write_json(out, doc)
+    print(
+        f"unlearned in {log['seconds']:.0f}s; raw/unlearned local forget hits@1 "
+        f"{doc['raw']['local']['forget']['hits@1']:.4f} -> "
+        f"{doc['unlearned']['local']['forget']['hits@1']:.4f}",
+        flush=True,
+    )
+    if not args.no_retrain:
+        ref = retrain(
+            fed,
+            requests,
+            model=settings.model,
+            dim=settings.dim,
+            gamma=settings.gamma,
+            seed=settings.seed,
+            lr=settings.lr,
+            batch_size=settings.batch_size,
+            num_negatives=settings.num_negatives,
+            max_epochs=args.retrain_max_epochs,
+        )
+        doc["retrained"] = {k: ref[k] for k in ("local", "global")}
+        doc["seconds"]["retrain"] = ref["seconds"]
+        doc["retrain_epochs"] = ref["epochs"]
+        _write_json(out, doc)
+    print(f"results in {out}")
+    return 0
