@@ -104,15 +104,18 @@ def to_local(client_id: int, splits: dict[str, Triples], num_entities: int) -> K
     relations), so they are deterministic whatever the triple order.
     """
     pooled = torch.cat([splits[s] for s in splits], dim=0)
-    entity_ids = torch.unique(pooled[:, [0, 2]])
-    relation_ids = torch.unique(pooled[:, 1])
+    # Sorted unique ids via a presence mask (O(n), no sort).
+    seen = torch.zeros(num_entities, dtype=torch.bool)
+    seen[pooled[:, 0]] = True
+    seen[pooled[:, 2]] = True
+    entity_ids = seen.nonzero().view(-1)
+    num_rel = int(pooled[:, 1].max()) + 1 if pooled.numel() else 0
+    seen_r = torch.zeros(num_rel, dtype=torch.bool)
+    seen_r[pooled[:, 1]] = True
+    relation_ids = seen_r.nonzero().view(-1)
     ent_map = torch.full((num_entities,), -1, dtype=torch.long)
     ent_map[entity_ids] = torch.arange(entity_ids.numel())
-    rel_map = torch.full(
-        (int(relation_ids.max()) + 1 if relation_ids.numel() else 0,),
-        -1,
-        dtype=torch.long,
-    )
+    rel_map = torch.full((num_rel,), -1, dtype=torch.long)
     rel_map[relation_ids] = torch.arange(relation_ids.numel())
     local = {
         s: torch.stack([ent_map[t[:, 0]], rel_map[t[:, 1]], ent_map[t[:, 2]]], dim=1)
