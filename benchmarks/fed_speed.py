@@ -1,0 +1,140 @@
+r"""Seconds per FedE round and per validation pass on a FedLU partition
+(TransE, FedLU settings: dim 256, batch 1024, 256 negatives, 3 local epochs,
+Adam, both corruption modes, head + tail filtered ranking).
+
+Times ``--steps`` real local training steps and ``--queries`` real ranking
+queries per client with the production code (:class:`KGEClient`,
+:func:`train_epochs`, :func:`rank_triples`) and one real aggregation
+(:meth:`FedE.aggregate_train`), then extrapolates to a full round
+(``local_epochs × ⌈n_train / batch⌉ × 2`` steps per client) and a full
+validation pass (``2 × n_valid`` queries per client). Reports wall seconds and
+process CPU seconds (the latter is less sensitive to other jobs on a shared
+machine) and the load average. ``--full-round`` also runs one complete round.
+
+Usage::
+
+    python benchmarks/fed_speed.py --data $FEDGRAPH_DATA/fedlu-fb15k-237/R3 \
+        --threads 2 > runs/fed_speed_r3.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import time
+
+
+class Clock:
+    def __enter__(self) -> Clock:
+        self.w, self.c = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.wall = time.perf_counter() - self.w
+        self.cpu = time.process_time() - self.c
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--model", default="transe")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=20, help="timed steps per client")
+    parser.add_argument(
+        "--queries", type=int, default=500, help="timed triples per client"
+    )
+    parser.add_argument("--full-round", action="store_true")
+    args = parser.parse_args()
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from fedgraph.data import load_dataset
+    from fedgraph.eval.ranking import rank_triples
+    from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
+
+    with Clock() as t_load:
+        fed = load_dataset(args.data)
+    settings = KGESettings(model=args.model)
+    with Clock() as t_build:
+        strategy, clients = build_kge_federation("fede", fed, settings)
+        strategy.register({c: cl.register() for c, cl in clients.items()})
+    payloads = strategy.configure_train(1, sorted(clients))
+
+    out: dict = {
+        "data": str(args.data),
+        "settings": settings.to_dict(),
+        "threads": torch.get_num_threads(),
+        "machine": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "load_average_start": os.getloadavg(),
+        "load_seconds": t_load.wall,
+        "build_seconds": t_build.wall,
+        "clients": [],
+    }
+    round_wall = round_cpu = eval_wall = eval_cpu = 0.0
+    replies = {}
+    for c, client in sorted(clients.items()):
+        n_train = int(client.train_triples.size(0))
+        steps_round = (
+            settings.local_epochs * math.ceil(n_train / settings.batch_size) * 2
+        )
+        # time `--steps` real steps: a fit on a prefix of the training triples
+        full, weights = client.train_triples, client.weights
+        n_sub = args.steps // 2 * settings.batch_size
+        client.train_triples = full[:n_sub]
+        client.weights = None if weights is None else weights[:n_sub]
+        client.local_epochs = 1
+        with Clock() as t_fit:
+            replies[c] = client.fit(payloads[c].detach())
+        client.train_triples, client.weights = full, weights
+        client.local_epochs = settings.local_epochs
+        per_step_w, per_step_c = t_fit.wall / args.steps, t_fit.cpu / args.steps
+        valid = client.shard.graph.triples("valid")
+        with Clock() as t_eval:
+            rank_triples(client.model, valid[: args.queries], filter=client.filter)
+        nq = 2 * min(args.queries, valid.size(0))
+        per_q_w, per_q_c = t_eval.wall / nq, t_eval.cpu / nq
+        row = {
+            "client": c,
+            "entities": client.shard.num_entities,
+            "train": n_train,
+            "valid": int(valid.size(0)),
+            "steps_per_round": steps_round,
+            "seconds_per_step": per_step_w,
+            "cpu_seconds_per_step": per_step_c,
+            "seconds_per_query": per_q_w,
+            "cpu_seconds_per_query": per_q_c,
+        }
+        out["clients"].append(row)
+        round_wall += per_step_w * steps_round
+        round_cpu += per_step_c * steps_round
+        eval_wall += per_q_w * 2 * valid.size(0)
+        eval_cpu += per_q_c * 2 * valid.size(0)
+    with Clock() as t_agg:
+        strategy.aggregate_train(1, replies)
+    out.update(
+        aggregate_seconds=t_agg.wall,
+        seconds_per_round=round_wall + t_agg.wall,
+        cpu_seconds_per_round=round_cpu + t_agg.cpu,
+        seconds_per_validation=eval_wall,
+        cpu_seconds_per_validation=eval_cpu,
+    )
+    if args.full_round:  # one complete round: configure, 3 local epochs, aggregate
+        strategy, clients = build_kge_federation("fede", fed, settings)
+        strategy.register({c: cl.register() for c, cl in clients.items()})
+        with Clock() as t_round:
+            sent = strategy.configure_train(1, sorted(clients))
+            strategy.aggregate_train(
+                1, {c: clients[c].fit(p.detach()) for c, p in sent.items()}
+            )
+        out.update(full_round_seconds=t_round.wall, full_round_cpu_seconds=t_round.cpu)
+    out["load_average_end"] = os.getloadavg()
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
