@@ -6,7 +6,9 @@ Layout (the FedLU partitions)::
     PART/client1/...
 
 (folders named ``K`` instead of ``clientK``, as in FedLU's own repository,
-are accepted too). Files are labelled triple files; an ``unlearn.txt`` is
+are accepted too). A folder with a ``META.json`` is a partition saved by
+:func:`fedgraph.partition.save_partition` and is read by
+:func:`fedgraph.partition.load_partition` instead. Files are labelled triple files; an ``unlearn.txt`` is
 kept as an extra split ``"unlearn"``.
 
 **Id policy.** The *global* vocabulary is built over all clients in
@@ -103,6 +105,12 @@ def load_federated_folder(
         splits ``train``, ``valid``, ``test`` (+ ``unlearn`` when present).
     """
     path = Path(path)
+    if (path / "META.json").is_file():
+        # A partition saved by fedgraph (local integer ids + id maps): its
+        # own reader; reading its files as names would merge unrelated ids.
+        from fedgraph.partition import load_partition
+
+        return load_partition(path)
     name = name or path.name
     folders = client_folders(path)
     files = [client_files(f) for f in folders]

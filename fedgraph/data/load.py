@@ -104,7 +104,7 @@ def load_folder(
 
     del force_reload, download
     path = Path(path)
-    if (path / "train.txt").is_file():
+    if (path / "train.txt").is_file() and not (path / "META.json").is_file():
         return read_triple_folder(
             path, duplicates=duplicates, extra_splits=("unlearn",)
         )

@@ -75,3 +75,15 @@ def test_shards_are_consistent(part):
     fed = load_federated_folder(part)
     for s in fed:
         assert torch.all(s.entity_ids[1:] > s.entity_ids[:-1])
+
+
+def test_saved_partition_folder_is_read_by_load_partition(part, tmp_path):
+    from fedgraph.partition import save_partition
+
+    fed = load_federated_folder(part)
+    out = tmp_path / "saved"
+    save_partition(fed, out)
+    back = load_dataset(out)
+    assert back.num_clients == 2 and back.num_entities == fed.num_entities
+    for a, b in zip(fed, back, strict=True):
+        assert torch.equal(a.global_triples("train"), b.global_triples("train"))
