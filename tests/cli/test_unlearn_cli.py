@@ -1,0 +1,54 @@
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from fedgraph.cli.main import main
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "federated"))
+from fedlu_toy import toy_federation  # noqa: E402
+
+
+def _write_folders(root: Path) -> None:
+    fed = toy_federation(n_train=40)
+    for s in fed:
+        d = root / f"client{s.client_id}"
+        d.mkdir(parents=True)
+        names = [f"e{int(i)}" for i in s.entity_ids]
+        rels = [f"r{int(i)}" for i in s.relation_ids]
+        for split in ("train", "valid", "test"):
+            t = s.graph.triples(split).tolist()
+            (d / f"{split}.txt").write_text(
+                "".join(f"{names[h]}\t{rels[r]}\t{names[t_]}\n" for h, r, t_ in t)
+            )
+        t = s.graph.triples("train")[:3].tolist()
+        (d / "unlearn.txt").write_text(
+            "".join(f"{names[h]}\t{rels[r]}\t{names[t_]}\n" for h, r, t_ in t)
+        )
+
+
+@pytest.mark.slow
+def test_train_then_unlearn_writes_issue_shape(tmp_path):
+    data, run = tmp_path / "toy", tmp_path / "run"
+    _write_folders(data)
+    common = ["--dim", "8", "--batch-size", "32", "--num-negatives", "4", "--lr", "0.05",
+              "--gamma", "4", "--local-epochs", "1", "--quiet"]
+    assert main(["train", "--data", str(data), "--algorithm", "fedlu", "--out", str(run),
+                 "--rounds", "2", "--eval-every", "1", *common]) == 0
+    res = json.loads((run / "results.json").read_text())
+    assert "global_mrr" in res["weighted"] or "weighted_global" in res
+    assert main(["unlearn", str(run), "--forget", str(data), "--epochs", "2",
+                 "--decay-epochs", "1", "--retrain-max-epochs", "1"]) == 0
+    doc = json.loads((run / "unlearn" / "results.json").read_text())
+    for model in ("raw", "retrained", "unlearned"):
+        for which in ("local", "global"):
+            for split in ("forget", "test"):
+                assert set(doc[model][which][split]) >= {"hits@1", "mrr"}
+    assert doc["settings"]["n_forget"] == {"0": 3, "1": 3}
+    assert doc["seconds"]["unlearn"] > 0 and "local" in doc["seconds"]["retrain"]
+
+
+def test_unlearn_rejects_non_fedlu_run(tmp_path):
+    (tmp_path / "progress.json").write_text(json.dumps({"settings": {"algorithm": "fede"}}))
+    assert main(["unlearn", str(tmp_path), "--forget", str(tmp_path)]) == 2
