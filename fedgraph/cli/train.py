@@ -41,7 +41,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--algorithm", required=True, help=f"one of {_algorithms()}")
     p.add_argument("--model", default="transe", help="KGE model (default: transe)")
     p.add_argument("--out", required=True, type=Path, help="output folder")
-    p.add_argument("--rounds", type=int, default=200, help="max rounds (default: 200)")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=200,
+        help="max rounds (baselines: max epochs) (default: 200)",
+    )
     p.add_argument("--local-epochs", type=int, default=3)
     p.add_argument("--batch-size", type=int, default=1024)
     p.add_argument("--num-negatives", type=int, default=256)
@@ -124,10 +129,31 @@ def run(args: argparse.Namespace) -> int:
         temperature=args.temperature,
         evaluate_with=args.evaluate_with,
     )
-    if algorithm in BASELINES:
-        from fedgraph.runtime import kge_baselines  # KGE core's trainer
+    if algorithm in BASELINES:  # the KGE core's trainer, same results format
+        from fedgraph.runtime.kge_trainer import run_baseline
 
-        return int(kge_baselines.main(_baseline_argv(args)) or 0)
+        res = run_baseline(
+            args.data,
+            setting=algorithm,
+            model=args.model,
+            hidden_channels=args.dim,
+            gamma=args.gamma,
+            out=out,
+            command=command,
+            lr=args.lr,
+            batch_size=args.batch_size,
+            num_negatives=args.num_negatives,
+            eval_every=args.eval_every,
+            patience=args.patience,
+            max_epochs=args.rounds,
+            seed=args.seed,
+            progress=not args.quiet,
+        )
+        w = res["weighted"]
+        print(
+            f"{algorithm} on {args.data}: test mrr {w['mrr']:.4f}; results in {res['path']}"
+        )
+        return 0
 
     t0 = time.perf_counter()
     fed = _load_federation(args.data)
@@ -218,33 +244,3 @@ def run(args: argparse.Namespace) -> int:
         f"{res.best_round}/{res.rounds}); results in {path}"
     )
     return 0
-
-
-def _baseline_argv(args: argparse.Namespace) -> list[str]:
-    return [
-        "--data",
-        str(args.data),
-        "--setting",
-        args.algorithm.lower(),
-        "--model",
-        args.model,
-        "--out",
-        str(args.out),
-        "--dim",
-        str(args.dim),
-        "--gamma",
-        str(args.gamma),
-        "--lr",
-        str(args.lr),
-        "--batch-size",
-        str(args.batch_size),
-        "--num-negatives",
-        str(args.num_negatives),
-        "--eval-every",
-        str(args.eval_every),
-        "--patience",
-        str(args.patience),
-        "--seed",
-        str(args.seed),
-        *(["--resume"] if args.resume else []),
-    ]

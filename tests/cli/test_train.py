@@ -88,3 +88,38 @@ def test_train_cli_rejects_unknown_algorithm(tmp_path, capsys):
         == 2
     )
     assert "Could not resolve 'fedx'" in capsys.readouterr().err
+
+
+def test_train_cli_runs_the_independent_baseline(tmp_path):
+    data = tmp_path / "fed"
+    _write_federation(data)
+    out = tmp_path / "ind"
+    assert (
+        main(
+            [
+                "train",
+                "--data",
+                str(data),
+                "--algorithm",
+                "independent",
+                "--out",
+                str(out),
+                "--rounds",
+                "2",
+                "--dim",
+                "8",
+                "--batch-size",
+                "32",
+                "--num-negatives",
+                "4",
+                "--eval-every",
+                "1",
+                "--lr",
+                "0.01",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["comm"]["params_up"] == 0 and len(doc["clients"]) == 2
