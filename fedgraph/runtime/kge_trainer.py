@@ -88,8 +88,7 @@ def train_epochs(
             w = None if weights is None else weights[idx]
             for mode in modes:
                 neg = sampler.sample(batch, mode, generator)
-                pos_score = model.score_hrt(batch[:, 0], batch[:, 1], batch[:, 2])
-                neg_score = model.score_negatives(batch, neg, mode)
+                pos_score, neg_score = model.score_batch(batch, neg, mode)
                 value = loss(pos_score, neg_score, w)
                 if extra_loss is not None:
                     value = value + extra_loss(model, batch, neg, mode)
@@ -194,7 +193,7 @@ class KGETrainer:
             model.num_entities,
             model.num_relations,
         )
-        self.optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+        self.optimizer = torch.optim.Adam(model.parameters(), lr=lr, fused=True)
         self.generator = torch.Generator().manual_seed(self.seed)
         self.epoch, self.best_mrr, self.bad, self.best_epoch = 0, -1.0, 0, 0
         self.best_state: dict[str, Tensor] | None = None
@@ -297,60 +296,15 @@ class KGETrainer:
 
 
 # ------------------------------------------------------------------ baselines
-def _load_federated(path: str | os.PathLike[str]) -> Any:
-    r"""A :class:`~fedgraph.partition.shard.FederatedKG` from a dataset name or
-    folder: ``fedgraph.data.load_federated_folder`` when available, else the
-    published FedLU layout ``clientK/{train,valid,test}.txt`` (names; global
-    ids = sorted names over all clients, local ids = sorted client names)."""
-    try:  # the data engineer's loader (preferred once it exists)
-        from fedgraph.data import load_federated_folder  # type: ignore[attr-defined]
+def _load_federated(data: str | os.PathLike[str]) -> Any:
+    r"""A :class:`~fedgraph.partition.shard.FederatedKG` from a folder
+    (:func:`fedgraph.data.load_federated_folder`) or a registered dataset name
+    (:func:`fedgraph.data.load_dataset`, e.g. ``"fedlu-fb15k-237-r3"``)."""
+    from fedgraph.data import load_dataset, load_federated_folder
 
-        return load_federated_folder(path)
-    except ImportError:
-        pass
-    from fedgraph.partition.shard import FederatedKG, KGShard
-
-    root = Path(path)
-    dirs = sorted(root.glob("client*"), key=lambda p: int(p.name[6:]))
-    if not dirs:
-        raise FileNotFoundError(f"No `client*` folders under {root}")
-    raw = [
-        {
-            s: [
-                ln.split("\t") for ln in (d / f"{s}.txt").read_text().splitlines() if ln
-            ]
-            for s in ("train", "valid", "test")
-        }
-        for d in dirs
-    ]
-    ent = sorted(
-        {x for c in raw for t in c.values() for h, _, tl in t for x in (h, tl)}
-    )
-    rel = sorted({r for c in raw for t in c.values() for _, r, _ in t})
-    g_ent = {n: i for i, n in enumerate(ent)}
-    g_rel = {n: i for i, n in enumerate(rel)}
-    shards = []
-    for i, c in enumerate(raw):
-        l_ent = sorted({x for t in c.values() for h, _, tl in t for x in (h, tl)})
-        l_rel = sorted({r for t in c.values() for _, r, _ in t})
-        e_id = {n: j for j, n in enumerate(l_ent)}
-        r_id = {n: j for j, n in enumerate(l_rel)}
-        trip = {
-            s: torch.tensor(
-                [[e_id[h], r_id[r], e_id[t]] for h, r, t in v], dtype=torch.long
-            ).view(-1, 3)
-            for s, v in c.items()
-        }
-        graph = KnowledgeGraph(trip, len(l_ent), len(l_rel), name=f"{root.name}/{i}")
-        shards.append(
-            KGShard(
-                i,
-                graph,
-                torch.tensor([g_ent[n] for n in l_ent]),
-                torch.tensor([g_rel[n] for n in l_rel]),
-            )
-        )
-    return FederatedKG(shards, len(ent), len(rel), ent, rel, meta={"source": str(root)})
+    if Path(data).is_dir():
+        return load_federated_folder(data)
+    return load_dataset(str(data))
 
 
 def _centralized_graph(fkg: Any) -> KnowledgeGraph:

@@ -1,0 +1,123 @@
+import math
+
+import pytest
+import torch
+
+from fedgraph.models.kge import (
+    ComplEx,
+    DistMult,
+    RotatE,
+    TransE,
+    models,
+    resolve_model,
+)
+
+
+def _set(model, ent, rel):
+    with torch.no_grad():
+        model.entity_embedding.weight.copy_(torch.tensor(ent, dtype=torch.float))
+        model.relation_embedding.weight.copy_(torch.tensor(rel, dtype=torch.float))
+
+
+def test_transe_hand_computed():
+    m = TransE(3, 1, 2, gamma=9.0)
+    _set(m, [[0, 0], [1, 2], [3, -1]], [[1, 1]])
+    # h=0, r=0, t=1: |0+1-1| + |0+1-2| = 1 -> 8
+    h, r, t = torch.tensor([0, 1]), torch.tensor([0, 0]), torch.tensor([1, 2])
+    # h=1, t=2: |1+1-3| + |2+1+1| = 1 + 4 = 5 -> 4
+    assert m.score_hrt(h, r, t).tolist() == [8.0, 4.0]
+    m2 = TransE(3, 1, 2, gamma=9.0, p_norm=2)
+    _set(m2, [[0, 0], [1, 2], [3, -1]], [[1, 1]])
+    assert m2.score_hrt(h, r, t)[1].item() == pytest.approx(9 - math.sqrt(17))
+
+
+def test_distmult_complex_hand_computed():
+    m = DistMult(2, 1, 2)
+    _set(m, [[1, 2], [3, 4]], [[2, -1]])
+    # 1*2*3 + 2*(-1)*4 = -2
+    assert (
+        m.score_hrt(torch.tensor([0]), torch.tensor([0]), torch.tensor([1])).item()
+        == -2
+    )
+    c = ComplEx(2, 1, 1)
+    # h = 1 + 2i, r = 0 + 1i, t = 3 - 1i: Re(h r conj(t)) = Re((-2 + i)(3 + i))
+    # = Re(-6 - 2i + 3i - 1) = -7
+    _set(c, [[1, 2], [3, -1]], [[0, 1]])
+    assert (
+        c.score_hrt(torch.tensor([0]), torch.tensor([0]), torch.tensor([1])).item()
+        == -7
+    )
+
+
+def test_rotate_hand_computed():
+    m = RotatE(2, 1, 1, gamma=6.0, epsilon=2.0)  # embedding_range = 8
+    # phase = r / (8 / pi) = pi / 2 when r = 4: rotation by i
+    _set(m, [[1, 0], [0, 1]], [[4.0]])
+    s = m.score_hrt(torch.tensor([0, 1]), torch.tensor([0, 0]), torch.tensor([1, 0]))
+    # 1 * i = i = t -> distance 0; i * i = -1 vs t = 1 -> distance 2
+    assert s.tolist() == pytest.approx([6.0, 4.0], abs=1e-6)
+    assert m.entity_embedding.weight.shape == (2, 2)
+    assert m.relation_embedding.weight.shape == (1, 1)
+
+
+@pytest.mark.parametrize("cls", models)
+def test_candidate_scoring_matches_triple_scoring(cls):
+    torch.manual_seed(0)
+    m = cls(10, 5, 8, gamma=9.0)
+    h = torch.randint(0, 10, (6,))
+    r = torch.randint(0, 5, (6,))
+    t = torch.randint(0, 10, (6,))
+    all_t = m.score_t(h, r)
+    all_h = m.score_h(r, t)
+    assert all_t.shape == (6, 10) and all_h.shape == (6, 10)
+    ent = torch.arange(10)
+    ref_t = m.score_hrt(
+        h[:, None].expand(6, 10), r[:, None].expand(6, 10), ent.expand(6, 10)
+    )
+    ref_h = m.score_hrt(
+        ent.expand(6, 10), r[:, None].expand(6, 10), t[:, None].expand(6, 10)
+    )
+    assert torch.allclose(all_t, ref_t, atol=1e-4)
+    assert torch.allclose(all_h, ref_h, atol=1e-4)
+    cand = torch.tensor([7, 2, 5])
+    assert torch.allclose(m.score_t(h, r, cand), ref_t[:, cand], atol=1e-4)
+    # shared [K] negatives == per-positive [B, K] with the same rows
+    pos = torch.stack([h, r, t], 1)
+    for mode in ("head-batch", "tail-batch"):
+        shared = m.score_negatives(pos, cand, mode)
+        per = m.score_negatives(pos, cand.expand(6, 3), mode)
+        assert torch.allclose(shared, per, atol=1e-4)
+
+
+@pytest.mark.parametrize("cls", models)
+def test_init_range_repr_and_registry(cls):
+    m = cls(10, 5, 16, gamma=10.0, epsilon=2.0)
+    rho = 12.0 / 16
+    assert m.entity_embedding.weight.abs().max() <= rho
+    assert m.embedding_range == pytest.approx(rho)
+    assert (
+        str(m) == f"{cls.__name__}(10, num_relations=5, hidden_channels=16, gamma=10.0)"
+    )
+    assert type(resolve_model(cls.__name__.lower(), 10, 5, 16)) is cls
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="`hidden_channels`"):
+        TransE(10, 5, 0)
+    with pytest.raises(ValueError, match="`p_norm`"):
+        TransE(10, 5, 4, p_norm=3)
+    m = TransE(10, 5, 4)
+    with pytest.raises(ValueError, match="`mode`"):
+        m.score_negatives(
+            torch.zeros(2, 3, dtype=torch.long), torch.zeros(3, dtype=torch.long), "x"
+        )
+    with pytest.raises(ValueError, match="Could not resolve"):
+        resolve_model("nope", 10, 5, 4)
+
+
+def test_gradients_flow_through_cdist():
+    m = TransE(10, 5, 8)
+    pos = torch.tensor([[0, 1, 2], [3, 4, 5]])
+    m.score_negatives(pos, torch.tensor([1, 2, 3]), "tail-batch").sum().backward()
+    assert m.entity_embedding.weight.grad[[0, 1, 2, 3]].abs().sum() > 0
+    assert m.relation_embedding.weight.grad[[1, 4]].abs().sum() > 0

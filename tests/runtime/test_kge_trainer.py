@@ -1,0 +1,141 @@
+import torch
+
+from fedgraph.data.knowledge_graph import KnowledgeGraph
+from fedgraph.eval.results import read_results
+from fedgraph.models import NegativeSampler, SigmoidNSLoss, TransE
+from fedgraph.runtime.kge_trainer import KGETrainer, run_baseline, train_epochs
+
+
+def random_graph(n_ent=20, n_rel=3, n=200, seed=0):
+    g = torch.Generator().manual_seed(seed)
+
+    def rt(k):
+        return torch.stack(
+            [
+                torch.randint(0, n_ent, (k,), generator=g),
+                torch.randint(0, n_rel, (k,), generator=g),
+                torch.randint(0, n_ent, (k,), generator=g),
+            ],
+            1,
+        )
+
+    return KnowledgeGraph(
+        {"train": rt(n), "valid": rt(20), "test": rt(20)}, n_ent, n_rel
+    )
+
+
+def test_train_epochs_lowers_loss_and_calls_extra_loss():
+    kg = random_graph()
+    torch.manual_seed(0)
+    m = TransE(20, 3, 8, gamma=2.0)
+    opt = torch.optim.Adam(m.parameters(), lr=0.05)
+    calls = []
+
+    def extra(model, batch, neg, mode):
+        calls.append(mode)
+        return 0.0 * model.entity_embedding.weight.sum()
+
+    kw = dict(
+        batch_size=50,
+        loss=SigmoidNSLoss(),
+        optimizer=opt,
+        sampler=NegativeSampler(20, 8, shared=True),
+        generator=torch.Generator().manual_seed(0),
+    )
+    first = train_epochs(m, kg.triples("train"), epochs=1, extra_loss=extra, **kw)
+    last = train_epochs(m, kg.triples("train"), epochs=20, **kw)
+    assert last < first
+    assert calls == ["head-batch", "tail-batch"] * 4
+
+
+def test_resume_gives_identical_numbers(tmp_path):
+    kg = random_graph()
+
+    def trainer(max_epochs, ckpt):
+        torch.manual_seed(0)
+        return KGETrainer(
+            TransE(20, 3, 8),
+            kg,
+            lr=0.01,
+            batch_size=64,
+            num_negatives=8,
+            eval_every=2,
+            patience=50,
+            max_epochs=max_epochs,
+            checkpoint=ckpt,
+        )
+
+    full = trainer(8, tmp_path / "a.pt")
+    full.fit()
+    part = trainer(4, tmp_path / "b.pt")
+    part.fit()  # "killed" after 4 epochs
+    resumed = trainer(8, tmp_path / "b.pt")
+    resumed.fit()
+    assert resumed.epoch == full.epoch == 8
+    assert [h["valid"] for h in resumed.history] == [h["valid"] for h in full.history]
+    assert torch.equal(
+        resumed.model.entity_embedding.weight, full.model.entity_embedding.weight
+    )
+
+
+def test_early_stopping_keeps_best():
+    kg = random_graph()
+    torch.manual_seed(0)
+    tr = KGETrainer(
+        TransE(20, 3, 8),
+        kg,
+        lr=0.5,
+        batch_size=64,
+        num_negatives=4,
+        eval_every=1,
+        patience=2,
+        max_epochs=40,
+    )
+    info = tr.fit()
+    mrrs = [h["valid"]["mrr"] for h in info["history"]]
+    assert info["best_epoch"] == 1 + mrrs.index(max(mrrs))
+    assert tr.evaluate("valid").compute()["mrr"] == max(mrrs)
+    assert tr.bad == 2 or tr.epoch == 40
+
+
+def _write_folder(root, clients=2):
+    for k in range(clients):
+        kg = random_graph(seed=k)
+        d = root / f"client{k}"
+        d.mkdir(parents=True)
+        for s in ("train", "valid", "test"):
+            lines = [
+                f"e{h + 5 * k}\tr{r}\te{t + 5 * k}"
+                for h, r, t in kg.triples(s).tolist()
+            ]
+            (d / f"{s}.txt").write_text("\n".join(lines) + "\n")
+
+
+def test_independent_and_centralized_baselines(tmp_path):
+    _write_folder(tmp_path / "data")
+    kw = dict(
+        hidden_channels=8,
+        gamma=2.0,
+        lr=0.01,
+        batch_size=64,
+        num_negatives=8,
+        eval_every=2,
+        patience=2,
+        max_epochs=4,
+    )
+    ind = run_baseline(
+        tmp_path / "data", setting="independent", out=tmp_path / "i", **kw
+    )
+    doc = read_results(ind["path"])
+    assert [c["n_test"] for c in doc["clients"]] == [20, 20]
+    assert (
+        doc["weighted"]["mrr"]
+        == (doc["clients"][0]["mrr"] + doc["clients"][1]["mrr"]) / 2
+    )
+    assert doc["settings"]["candidates"] == "client-local entities"
+    assert (tmp_path / "i" / "trainer1.pt").exists()
+    cen = run_baseline(
+        tmp_path / "data", setting="centralized", out=tmp_path / "c", **kw
+    )
+    doc = read_results(cen["path"])
+    assert len(doc["clients"]) == 2 and doc["weighted"]["n_queries"] == 80
