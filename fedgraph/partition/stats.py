@@ -148,9 +148,19 @@ def register_describer(cls: type, fn: Callable[..., dict[str, Any]]) -> None:
 
 
 def describe(fed: Any, **kwargs: Any) -> dict[str, Any]:
-    r"""Statistics of any registered federated dataset (see :data:`DESCRIBERS`)."""
+    r"""Statistics of any registered federated dataset (see :data:`DESCRIBERS`).
+
+    Keyword options a kind's describer does not take are ignored, so callers
+    (the CLI) can pass ``clustering=False`` whatever the kind.
+    """
+    import inspect
+
     for cls, fn in DESCRIBERS.items():
         if isinstance(fed, cls):
+            params = inspect.signature(fn).parameters
+            if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+                # Options one kind does not have (e.g. `clustering` for RDF).
+                kwargs = {k: v for k, v in kwargs.items() if k in params}
             return fn(fed, **kwargs)
     raise TypeError(
         f"No statistics for {type(fed).__name__} "

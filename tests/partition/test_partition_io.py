@@ -186,3 +186,36 @@ def test_names_with_newlines_rejected(fed, tmp_path):
     with pytest.raises(ValueError, match="newline"):
         save_partition(fed, tmp_path / "x")
     assert not (tmp_path / "x").exists()
+
+
+def test_register_another_kind(tmp_path):
+    from dataclasses import dataclass, field
+
+    from fedgraph.partition.io import KINDS, PartitionKind, register_kind
+
+    @dataclass
+    class Toy:
+        values: list
+        meta: dict = field(default_factory=dict)
+
+    def write(obj, folder):
+        (folder / "client0").mkdir()
+        (folder / "client0" / "values.txt").write_text(" ".join(map(str, obj.values)))
+        return {"clients": [{"dir": "client0"}]}
+
+    def read(folder, meta):
+        return Toy(
+            [int(v) for v in (folder / "client0" / "values.txt").read_text().split()]
+        )
+
+    register_kind(PartitionKind("toy", Toy, write, read))
+    try:
+        path = save_partition(Toy([1, 2, 3], meta={"seed": 5}), tmp_path / "toy")
+        meta = read_meta(path)
+        assert meta["kind"] == "toy" and meta["seed"] == 5 and meta["num_clients"] == 1
+        assert load_partition(path).values == [1, 2, 3]
+        (path / "client0" / "values.txt").write_text("1 2")
+        with pytest.raises(PartitionFormatError, match="checksum mismatch"):
+            load_partition(path)
+    finally:
+        del KINDS["toy"]

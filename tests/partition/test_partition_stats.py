@@ -105,3 +105,18 @@ def test_shared_entities_vectorised_matches_sets():
         assert c["shared_entities"] == len(sets[i] & others)
         for j in range(4):
             assert st["overall"]["overlap"][i][j] == len(sets[i] & sets[j])
+
+
+def test_register_describer_for_another_kind():
+    from fedgraph.partition.stats import DESCRIBERS, register_describer
+
+    class Toy:
+        pass
+
+    register_describer(Toy, lambda fed: {"clients": [{"nodes": 3, "edges": 2}]})
+    try:
+        st = describe(Toy(), clustering=False)  # option ignored for this kind
+        assert st == {"clients": [{"nodes": 3, "edges": 2}]}
+        assert format_table(st).splitlines()[2].split() == ["3", "2"]
+    finally:
+        del DESCRIBERS[Toy]
