@@ -222,9 +222,13 @@ def run(args: argparse.Namespace) -> int:
         {"client": c, "n_test": int(m.pop("n_triples", 0)), **m}
         for c, m in sorted(res.test_clients.items())
     ]
+    # Two-model methods (FedLU): the global model's metrics are `global_*`.
+    split_global = {k[7:]: v for k, v in res.test.items() if k.startswith("global_")}
+    extra_global = {"weighted_global": split_global} if split_global else {}
     path = write_results(
         out / "results.json",
-        weighted=res.test,
+        weighted={k: v for k, v in res.test.items() if not k.startswith("global_")},
+        **extra_global,
         clients=client_rows,
         rounds=res.rounds,
         seconds_per_round=res.seconds_per_round,
