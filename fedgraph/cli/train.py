@@ -66,6 +66,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="local",
         help="score clients' own tables (FedLU) or the global rows (FedE)",
     )
+    p.add_argument("--loss", default="sigmoid-ns", help="KGE loss (default: sigmoid-ns)")
+    p.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE",
+        help="algorithm setting (KGESettings.extra), e.g. mu_distill=2, p=0.4, "
+        "sync_interval=4",
+    )
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
     p.add_argument("--resume", action="store_true", help="continue from --out")
     p.add_argument(
@@ -76,6 +82,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
+
+
+def _parse_set(items: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"`--set` expects KEY=VALUE (got {item!r})")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
 
 
 def _write_json(path: Path, doc: Any) -> None:
@@ -128,6 +147,8 @@ def run(args: argparse.Namespace) -> int:
         contrastive_mu=args.contrastive_mu,
         temperature=args.temperature,
         evaluate_with=args.evaluate_with,
+        loss=args.loss,
+        extra=_parse_set(args.set),
     )
     if algorithm in BASELINES:  # the KGE core's trainer, same results format
         from fedgraph.runtime.kge_trainer import run_baseline
