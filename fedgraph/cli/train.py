@@ -66,9 +66,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="local",
         help="score clients' own tables (FedLU) or the global rows (FedE)",
     )
-    p.add_argument("--loss", default="sigmoid-ns", help="KGE loss (default: sigmoid-ns)")
     p.add_argument(
-        "--set", action="append", default=[], metavar="KEY=VALUE",
+        "--loss", default="sigmoid-ns", help="KGE loss (default: sigmoid-ns)"
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="algorithm setting (KGESettings.extra), e.g. mu_distill=2, p=0.4, "
         "sync_interval=4",
     )
@@ -207,7 +212,8 @@ def run(args: argparse.Namespace) -> int:
         history = json.loads(progress_path.read_text()).get("history", [])
 
     def on_round(entry: dict[str, Any]) -> None:
-        history.append(entry)
+        # a resumed run may repeat rounds after the last checkpoint: keep one each
+        history[:] = [h for h in history if h["round"] < entry["round"]] + [entry]
         _write_json(progress_path, {"settings": meta, "history": history})
         if args.quiet:
             line = f"round {entry['round']}: {entry['train_seconds']:.0f}s train"
