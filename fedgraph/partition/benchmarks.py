@@ -73,6 +73,7 @@ def load_benchmark(
     from fedgraph.data.root import get_cache_dir, get_data_root
     from fedgraph.partition import resolve_partitioner
     from fedgraph.partition.io import (
+        KINDS,
         PartitionFormatError,
         load_partition,
         save_partition,
@@ -102,7 +103,7 @@ def load_benchmark(
     fed = partitioner(graph)
     fed.meta["recipe"] = recipe
     fed.meta["benchmark"] = recipe["name"]
-    if cache:
+    if cache and any(isinstance(fed, k.cls) for k in KINDS.values()):
         save_partition(fed, target, overwrite=True)
     return fed
 
