@@ -89,3 +89,15 @@ def test_folder_request_and_retained(tmp_path):
         load_forget_requests(tmp_path / "client1", fed)
     with pytest.raises(ForgetRequestError, match="client 5"):
         load_forget_requests({5: torch.tensor([[0, 0, 1]])}, fed)
+
+
+@pytest.mark.dataset
+def test_published_c3_forgetting_sets_are_training_triples(data_root):
+    from fedgraph.data import load_dataset
+
+    fed = load_dataset("fedlu-c3")
+    req = load_forget_requests(data_root / "fedlu-fb15k-237" / "C3", fed)
+    assert {c: int(t.size(0)) for c, t in req.items()} == {0: 443, 1: 121, 2: 1919}
+    for c, t in req.items():  # the same triples as the loader's `unlearn` split
+        u = fed[c].graph.triples("unlearn")
+        assert torch.equal(torch.unique(t, dim=0), torch.unique(u, dim=0))
