@@ -23,7 +23,7 @@ def train_epoch(
     loss = F.cross_entropy(out[mask], y[mask])
     loss.backward()
     optimizer.step()
-    return float(loss)
+    return float(loss.detach())
 
 
 @torch.no_grad()
