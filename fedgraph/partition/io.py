@@ -93,9 +93,13 @@ def write_ids(path: Path, ids: torch.Tensor) -> None:
 
 def write_triples(path: Path, triples: torch.Tensor) -> None:
     r"""Writes ``[n, 3]`` ids as ``h<TAB>r<TAB>t`` lines."""
-    rows = triples.tolist()
-    text = "".join(f"{h}\t{r}\t{t}\n" for h, r, t in rows)
-    path.write_text(text, encoding="utf-8")
+    if triples.size(0) == 0:
+        path.write_text("", encoding="utf-8")
+        return
+    cols = triples.numpy().astype(str)  # vectorised formatting, no row loop
+    tab = np.char.add(np.char.add(cols[:, 0], "\t"), cols[:, 1])
+    tab = np.char.add(np.char.add(tab, "\t"), cols[:, 2])
+    path.write_text("\n".join(tab.tolist()) + "\n", encoding="utf-8")
 
 
 def read_int_table(path: Path, columns: int) -> torch.Tensor:
