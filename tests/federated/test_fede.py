@@ -201,7 +201,7 @@ def test_proximal_term_keeps_clients_near_the_global_table():
         strategy.register({c: cl.register() for c, cl in clients.items()})
         drift[mu] = 0.0
         for c, p in strategy.configure_train(1, [0, 1]).items():
-            clients[c].lr, clients[c].local_epochs = 0.05, 20
+            clients[c].lr, clients[c].local_epochs = 0.05, 6
             reply = clients[c].fit(p.detach())
             drift[mu] += float((reply.arrays["entity"] - p.arrays["entity"]).norm())
     assert drift[100.0] < 0.5 * drift[0.0]
@@ -230,3 +230,22 @@ def test_fede_resume_is_exact(tmp_path):
     assert torch.equal(s.table, s_ref.table)
     assert res.test == ref.test and res.test_clients == ref.test_clients
     assert 0 < ref.test["mrr"] <= 1 and ref.test["n_queries"] == 8
+
+
+def test_evaluate_with_global_scores_the_server_rows_and_restores_the_client():
+    _, clients = _toy()
+    strategy = FedE(NUM_GLOBAL, DIM, init_range=1.0, evaluate_with="global")
+    strategy.register({c: cl.register() for c, cl in clients.items()})
+    own = clients[0].table.detach().clone()
+    payloads = strategy.configure_evaluate(1, [0, 1], "test")
+    assert payloads[0].num_params() == 3 * DIM and payloads[0].config["split"] == "test"
+    m_global = strategy.client_metrics(clients[0].evaluate(payloads[0]))
+    assert torch.equal(clients[0].table.detach(), own)  # local table untouched
+    # the same as scoring with the global rows copied in
+    with torch.no_grad():
+        clients[0].table.copy_(
+            strategy.table[torch.tensor([0, 1, 2])]
+        )  # client 0's ids
+    local = FedE(NUM_GLOBAL, DIM, init_range=1.0).configure_evaluate(1, [0], "test")[0]
+    assert local.num_params() == 0
+    assert strategy.client_metrics(clients[0].evaluate(local)) == m_global
