@@ -6,6 +6,15 @@ from fedgraph.eval.ranking import TripleFilter, rank_triples, realistic_ranks
 from fedgraph.models.kge import DistMult, TransE
 
 
+@pytest.fixture(autouse=True)
+def _one_thread():
+    # Tiny tensors: one intra-op thread is faster, and far faster on a busy box.
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
 def line_model():
     # 10 entities on a line (e_i = i), relation 0 = +1, gamma = 0:
     # f(h, 0, t) = -|h + 1 - t|

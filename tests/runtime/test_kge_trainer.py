@@ -1,9 +1,19 @@
+import pytest
 import torch
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.results import read_results
 from fedgraph.models import NegativeSampler, SigmoidNSLoss, TransE
 from fedgraph.runtime.kge_trainer import KGETrainer, run_baseline, train_epochs
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    # Tiny tensors: one intra-op thread is faster, and far faster on a busy box.
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
 
 
 def random_graph(n_ent=20, n_rel=3, n=200, seed=0):
