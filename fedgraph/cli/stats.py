@@ -12,7 +12,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "stats",
         help="describe a saved partition (per client and overall)",
         description=(
-            "Reads a partition folder (validating its checksums) and prints "
+            "Reads a partition folder (validating its checksums; a published "
+            "client0/ client1/ … triple-folder layout without META.json is read "
+            "as is) and prints "
             "per-client and overall statistics as a table or JSON: "
             '{"clients": [{"entities", "relations", "triples": {"train", '
             '"valid", "test"}, "shared_entities", ...}], "overall": {...}}.'
@@ -31,7 +33,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from fedgraph.partition import describe, format_table, load_partition
 
-    fed = load_partition(args.dir)
+    if (
+        not (args.dir / "META.json").exists()
+        and (args.dir / "client0" / "train.txt").is_file()
+    ):
+        # A published client-folder partition (e.g. FedLU's C3): no META.json.
+        from fedgraph.data import load_federated_folder
+
+        fed = load_federated_folder(args.dir)
+    else:
+        fed = load_partition(args.dir)
     kwargs = {"clustering": False} if args.no_clustering else {}
     stats = describe(fed, **kwargs)
     if args.json:

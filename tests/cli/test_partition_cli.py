@@ -115,3 +115,20 @@ def test_user_errors_are_one_line(fake_dataset, tmp_path, capsys):
     assert "--overwrite" in capsys.readouterr().err
     assert main(["stats", str(tmp_path / "y")]) == 2
     assert "META.json is missing" in capsys.readouterr().err
+
+
+def test_stats_reads_a_published_client_folder_layout(tmp_path, capsys):
+    clients = [
+        {"train": "a\tr\tb\nb\tr\tc\n", "valid": "a\tr\tc\n", "test": "b\tr\ta\n"},
+        {"train": "c\ts\td\n", "valid": "d\ts\tc\n", "test": "d\ts\tc\n"},
+    ]
+    for c, files in enumerate(clients):
+        folder = tmp_path / "pub" / f"client{c}"
+        folder.mkdir(parents=True)
+        for split, text in files.items():
+            (folder / f"{split}.txt").write_text(text)
+    assert main(["stats", str(tmp_path / "pub"), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert [c["entities"] for c in stats["clients"]] == [3, 2]
+    assert [c["shared_entities"] for c in stats["clients"]] == [1, 1]
+    assert stats["overall"]["overlap"] == [[3, 1], [1, 2]]
