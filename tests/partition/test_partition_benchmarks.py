@@ -5,6 +5,7 @@ import time
 import numpy as np
 import pytest
 import torch
+from partition_kgs import random_kg
 
 from fedgraph.partition import (
     RandomRelationPartitioner,
@@ -100,3 +101,37 @@ def test_load_benchmark_builds_then_reads_cache(data_root):
     assert a.meta["partitioner"] == "RandomRelationPartitioner"
     for x, y in zip(a, b, strict=True):
         assert torch.equal(x.graph.triples("test"), y.graph.triples("test"))
+
+
+def test_recipe_build_cache_and_rebuild(tmp_path, monkeypatch):
+    import json
+
+    import fedgraph.data
+
+    calls = []
+
+    def fake_load(name, root=None, **kwargs):
+        calls.append(name)
+        return random_kg(num_relations=6)
+
+    monkeypatch.setattr(fedgraph.data, "load_dataset", fake_load)
+    monkeypatch.setenv("FEDGRAPH_RECIPES", str(tmp_path))
+    recipe = {
+        "name": "Toy-Fed2",
+        "source": "toy",
+        "strategy": "relation",
+        "num_clients": 2,
+        "seed": 3,
+    }
+    (tmp_path / "toy-fed2.json").write_text(json.dumps(recipe))
+    assert benchmark_names() == ["Toy-Fed2"]
+    a = load_benchmark("toy-fed2")
+    b = load_benchmark("TOY-FED2")  # from the cache: no second load
+    assert calls == ["toy"] and a.meta["recipe"] == recipe
+    assert a.meta["seed"] == 3 and b.meta["partitioner"] == "RandomRelationPartitioner"
+    for x, y in zip(a, b, strict=True):
+        assert torch.equal(x.graph.triples("train"), y.graph.triples("train"))
+    recipe["seed"] = 4  # a changed recipe is rebuilt
+    (tmp_path / "toy-fed2.json").write_text(json.dumps(recipe))
+    c = load_benchmark("toy-fed2")
+    assert calls == ["toy", "toy"] and c.meta["seed"] == 4
