@@ -52,7 +52,7 @@ def test_forgetting_lowers_forgotten_scores_and_keeps_the_rest(trained):
     r_loc0, r_glob0 = _scores(cl, rest)
     other0 = _scores(clients[1], fed[1].graph.triples("train"))[0]
     raw = evaluate_forgetting(clients, {0: forget})
-    log = unlearn_federation(strategy, clients, {0: forget}, epochs=10, decay_epochs=3)
+    log = unlearn_federation(strategy, clients, {0: forget}, epochs=8, decay_epochs=2)
     f_loc1, f_glob1 = _scores(cl, forget)
     r_loc1, r_glob1 = _scores(cl, rest)
     # the forgotten triples' scores drop, for the local and the global model
