@@ -11,7 +11,7 @@ import torch
 from torch import Tensor
 
 from fedgraph.eval.metrics import LinkPredState
-from fedgraph.eval.ranking import rank_triples
+from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.federated.fede import ENTITY, FedE
 from fedgraph.federated.kge_client import KGEClient
 from fedgraph.federated.mutual import mutual_epochs
@@ -182,7 +182,11 @@ class FedLUClient(KGEClient):
         )
 
     def rank(
-        self, triples: Tensor, *, use_global: bool = False, filter=None
+        self,
+        triples: Tensor,
+        *,
+        use_global: bool = False,
+        filter: TripleFilter | None = None,
     ) -> LinkPredState:
         r"""Filtered ranking of ``triples`` with the local (or global) model."""
         return rank_triples(
