@@ -26,6 +26,7 @@ from fedgraph.data.load import load_dataset, load_folder, resolve_dataset
 from fedgraph.data.multilingual import MultilingualKG
 from fedgraph.data.nell_995 import NELL995
 from fedgraph.data.openke import read_openke_folder
+from fedgraph.data.rdf_datasets import AIFB, AM, BGS, MUTAG
 from fedgraph.data.small_kgs import UMLS, Kinship, Nations
 from fedgraph.data.triples import read_triple_files, read_triple_folder
 
@@ -44,6 +45,10 @@ datasets: list[type[KGDataset]] = [
     FedLU_R5,
     FedLU_R10,
     # RDF entity-classification benchmarks: add their classes here.
+    AIFB,
+    MUTAG,
+    BGS,
+    AM,
 ]
 
 __all__ = [

@@ -20,6 +20,7 @@ from fedgraph.partition.rdf_shard import RDFShard
 PROXIMAL_MU = "proximal-mu"
 ALIGN_MU = "fedalign-mu"
 LIPSCHITZ_LAMBDA = "lipschitz-lambda"
+LIPSCHITZ_ONE_SIDED = "lipschitz-one-sided"
 LOCAL_EPOCHS = "local-epochs"
 PEER_PREFIX = "peer"
 
@@ -55,7 +56,8 @@ class RGCNClient(Client):
 
     (each term only when the strategy sets ``proximal-mu``, ``fedalign-mu``
     with peers' bases, or ``lipschitz-lambda`` in the config; FedAlign
-    Eq. 12) and replies with its bases and ``num_examples`` = its number of
+    Eq. 12; ``lipschitz-one-sided`` selects the one-sided penalty of
+    :func:`~fedgraph.federated.lipschitz.gradient_penalty`) and replies with its bases and ``num_examples`` = its number of
     nodes (FedAlign weights clients by node count). :meth:`evaluate` first
     loads any bases it receives (the global model synchronised before
     evaluation, as in FedAlign §5.4), then counts correct predictions on
@@ -143,7 +145,8 @@ class RGCNClient(Client):
             loss = loss + mu_align * ot
             parts["ot"] = float(ot.detach())
         if lam > 0:
-            gp = gradient_penalty(task, x)
+            one_sided = bool(config.get(LIPSCHITZ_ONE_SIDED, False))
+            gp = gradient_penalty(task, x, one_sided=one_sided)
             loss = loss + lam * gp
             parts["gp"] = float(gp.detach())
         return loss, parts

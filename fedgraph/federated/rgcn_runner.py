@@ -12,7 +12,12 @@ from fedgraph.federated.base import Strategy
 from fedgraph.federated.fedalign import FedAlign, SyncOnEvaluate
 from fedgraph.federated.fedavg import FedAvg
 from fedgraph.federated.fedprox import FedProx
-from fedgraph.federated.rgcn_client import LIPSCHITZ_LAMBDA, LOCAL_EPOCHS, RGCNClient
+from fedgraph.federated.rgcn_client import (
+    LIPSCHITZ_LAMBDA,
+    LIPSCHITZ_ONE_SIDED,
+    LOCAL_EPOCHS,
+    RGCNClient,
+)
 from fedgraph.federated.separated import Separated
 from fedgraph.partition.rdf_type import RDFTypePartitioner
 from fedgraph.runtime.simulation import evaluate_round, run_simulation
@@ -28,10 +33,13 @@ def build_strategy(
     mu: float = 10.0,
     lam: float = 10.0,
     local_epochs: int = 5,
+    one_sided: bool = True,
 ) -> Strategy:
     r"""The strategy of ``method`` (one of :data:`METHODS`): SP, FedAvg,
     FedProx (:math:`\mu`), FedAlign (:math:`\mu`), and with ``-l`` the
-    gradient penalty :math:`\lambda` on top. Federated ones evaluate with the
+    gradient penalty :math:`\lambda` on top (one-sided by default: the
+    two-sided Eq. 11 diverges here, see
+    :func:`~fedgraph.federated.lipschitz.gradient_penalty`). Federated ones evaluate with the
     global bases synchronised in (:class:`SyncOnEvaluate`)."""
     key = method.lower()
     if key not in METHODS:
@@ -40,6 +48,7 @@ def build_strategy(
     config: dict[str, Any] = {LOCAL_EPOCHS: local_epochs}
     if lipschitz:
         config[LIPSCHITZ_LAMBDA] = lam
+        config[LIPSCHITZ_ONE_SIDED] = one_sided
     if base == "sp":
         return Separated(config=config)
     if base == "fedavg":
@@ -62,6 +71,7 @@ def run_fed_rgcn(
     hidden_channels: int = 16,
     mu: float = 10.0,
     lam: float = 10.0,
+    one_sided: bool = True,
     seed: int = 0,
     progress: bool = False,
     log: Any = None,
@@ -89,7 +99,12 @@ def run_fed_rgcn(
         for s in fed
     }
     strategy = build_strategy(
-        method, clients[0].initial_arrays(), mu=mu, lam=lam, local_epochs=local_epochs
+        method,
+        clients[0].initial_arrays(),
+        mu=mu,
+        lam=lam,
+        local_epochs=local_epochs,
+        one_sided=one_sided,
     )
     curve: list[dict[str, Any]] = []
 
@@ -140,6 +155,7 @@ def run_fed_rgcn(
             "hidden_channels": hidden_channels,
             "mu": mu,
             "lambda": lam,
+            "lipschitz_one_sided": one_sided,
             "optimizer": "SGD",
         },
         "partition": {"nodes": stats["nodes"], "edges": stats["edges"]},

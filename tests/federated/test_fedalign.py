@@ -180,3 +180,13 @@ def test_client_proximal_and_penalty_terms():
     with pytest.raises(ValueError, match="split"):
         c.evaluate(Payload(config={"split": "dev"}))
     assert isinstance(c.shard, RDFShard) and np.isfinite(r.metrics["task_sum"])
+
+
+def test_one_sided_penalty_ignores_small_gradients():
+    x = torch.tensor([0.1, 0.2], requires_grad=True)
+    small = (0.5 * x**2).sum()  # grad = x, norm < 1
+    assert float(gradient_penalty(small, x, one_sided=True)) == 0.0
+    assert float(gradient_penalty(small, x)) > 0.5
+    big = (3.0 * x).sum()  # grad = (3, 3), norm 3 sqrt(2)
+    want = (3 * 2**0.5 - 1) ** 2
+    assert float(gradient_penalty(big, x, one_sided=True)) == pytest.approx(want, rel=1e-5)
