@@ -18,6 +18,7 @@ from fedgraph.partition.io import (
     read_meta,
     save_partition,
 )
+from fedgraph.partition.rdf_type import RDFTypePartitioner
 from fedgraph.partition.relation_cluster import SpectralRelationPartitioner
 from fedgraph.partition.relation_random import RandomRelationPartitioner
 from fedgraph.partition.shard import FederatedKG, KGShard
@@ -28,6 +29,7 @@ from fedgraph.registry import resolve
 partitioners: list[type[Partitioner]] = [
     RandomRelationPartitioner,
     SpectralRelationPartitioner,
+    RDFTypePartitioner,
 ]
 
 # Short names of the CLI; class names (minus "Partitioner") also resolve.
@@ -36,6 +38,7 @@ aliases: dict[str, type[Partitioner]] = {
     "random": RandomRelationPartitioner,
     "spectral": SpectralRelationPartitioner,
     "cluster": SpectralRelationPartitioner,
+    "rdf-type": RDFTypePartitioner,
 }
 
 

@@ -110,3 +110,20 @@ def test_aifb_fed10(data_root):
     assert all(c["labelled"]["test"] == 36 for c in s["clients"])
     # FedAlign Table 3: 2,993 ± 1,738 entities per client.
     assert 1000 < s["nodes"]["mean"] < 5000
+
+
+def test_shared_partition_format_and_registry(tmp_path):
+    from fedgraph.partition import (
+        describe,
+        load_partition,
+        resolve_partitioner,
+        save_partition,
+    )
+
+    part = resolve_partitioner("rdf-type", 2, seed=3)
+    assert isinstance(part, RDFTypePartitioner)
+    fed = RDFTypePartitioner(2, num_types=2, seed=3)(toy_graph())
+    save_partition(fed, tmp_path / "p")
+    back = load_partition(tmp_path / "p")
+    assert isinstance(back, FederatedRDF) and back.stats() == fed.stats()
+    assert describe(back)["clients"][0]["nodes"] == fed[0].num_nodes
