@@ -96,6 +96,8 @@ def test_candidate_scoring_matches_triple_scoring(cls):
         shared = m.score_negatives(pos, cand, mode)
         per = m.score_negatives(pos, cand.expand(6, 3), mode)
         assert torch.allclose(shared, per, atol=1e-4)
+        pos_score, _ = m.score_batch(pos, cand, mode)
+        assert torch.allclose(pos_score, m.score_hrt(h, r, t), atol=1e-5)
 
 
 @pytest.mark.parametrize("cls", models)

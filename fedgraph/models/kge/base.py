@@ -176,7 +176,7 @@ class KGEModel(nn.Module, ABC):
         if mode not in MODES:
             raise ValueError(f"`mode` must be one of {MODES} (got {mode!r})")
         b = positive.size(0)
-        if negative.dim() == 2 and negative.size(0) != b or negative.dim() > 2:
+        if negative.dim() > 2 or (negative.dim() == 2 and negative.size(0) != b):
             raise ValueError(
                 "`negative` must be [K] or [B, K] with B = len(positive) "
                 f"(got {tuple(negative.shape)} for B={b})"
