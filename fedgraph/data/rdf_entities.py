@@ -49,7 +49,7 @@ from fedgraph.data.rdf_parse import (
 )
 from fedgraph.data.root import get_cache_dir, get_data_root
 
-LOADER_VERSION = 1
+LOADER_VERSION = 2  # bump whenever a category rule or the parsing changes
 Categorizer = Callable[[Sequence[str], Tensor, Tensor, Sequence[str]], list[str]]
 
 
