@@ -189,4 +189,6 @@ def test_one_sided_penalty_ignores_small_gradients():
     assert float(gradient_penalty(small, x)) > 0.5
     big = (3.0 * x).sum()  # grad = (3, 3), norm 3 sqrt(2)
     want = (3 * 2**0.5 - 1) ** 2
-    assert float(gradient_penalty(big, x, one_sided=True)) == pytest.approx(want, rel=1e-5)
+    assert float(gradient_penalty(big, x, one_sided=True)) == pytest.approx(
+        want, rel=1e-5
+    )
