@@ -2,8 +2,8 @@ r"""``fedgraph unlearn RUN_DIR --forget FILE_OR_DIR``: FedLU unlearning of a
 trained FedLU run (``fedgraph train --algorithm fedlu --out RUN_DIR``).
 
 Evaluates the raw models, unlearns (retroactive interference, passive decay,
-one aggregation), evaluates again and, unless ``--no-retrain``, trains the
-re-trained-from-scratch references; writes ``RUN_DIR/unlearn/results.json``
+then ``--rounds`` FedLU rounds on the retained data), evaluates again and,
+unless ``--no-retrain``, trains the re-trained-from-scratch references; writes ``RUN_DIR/unlearn/results.json``
 (or ``--results``) as
 ``{"raw" | "retrained" | "unlearned": {"local" | "global": {"forget" | "test":
 {"hits@1", "mrr"}}}, "seconds": {...}}``.
@@ -49,6 +49,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--no-aggregate",
         action="store_true",
         help="skip the server aggregation after unlearning",
+    )
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="FedLU learning rounds on the retained data after unlearning "
+        "(propagation; 0: only average the global tables) (default: 1)",
     )
     p.add_argument("--no-retrain", action="store_true")
     p.add_argument("--retrain-max-epochs", type=int, default=400)
@@ -144,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
             "mu_distill": mu,
             "hard": not args.no_hard,
             "aggregate": not args.no_aggregate,
+            "propagation_rounds": args.rounds,
             "threads": torch.get_num_threads(),
             "protocol": "Hits@1/MRR, head+tail, client's own entities; forget set "
             "filtered by the client's triples minus the forget set",
@@ -160,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
         clients,
         requests,
         aggregate=not args.no_aggregate,
+        rounds=args.rounds,
         epochs=args.epochs,
         decay_epochs=args.decay_epochs,
         mu_soft=args.mu_soft,
@@ -167,6 +176,7 @@ def run(args: argparse.Namespace) -> int:
         hard=not args.no_hard,
     )
     doc["seconds"]["unlearn"], doc["unlearn_log"] = log["seconds"], log["clients"]
+    doc["seconds"]["propagate"] = log["propagate_seconds"]
     doc["unlearned"] = evaluate_forgetting(clients, requests)
     _write_json(out, doc)
     print(

@@ -164,10 +164,16 @@ def unlearn_client(
     }
 
 
-def propagate(strategy: FedLU, clients: Mapping[int, FedLUClient]) -> None:
-    r"""One aggregation of the global tables (FedLU Alg. 1, line 9) after
-    unlearning: every client uploads its global rows, the server averages
-    them and each client takes its rows of the new table."""
+def propagate(
+    strategy: FedLU, clients: Mapping[int, FedLUClient], rounds: int = 1
+) -> None:
+    r"""Propagates the forgetting to the server as in learning: ``rounds``
+    FedLU rounds (Alg. 1) on the retained data. Each client uploads its global
+    rows, the server averages them (line 9), and each client receives its rows
+    and runs its local mutual-distillation epochs (lines 5–7), so the global
+    model evaluated afterwards is, as in learning, the client's global copy
+    after its round. With ``rounds=0`` the clients only take the averaged rows
+    (no training)."""
     replies = {
         c: Payload(
             arrays={ENTITY: cl.global_table.detach().clone()},
@@ -176,9 +182,17 @@ def propagate(strategy: FedLU, clients: Mapping[int, FedLUClient]) -> None:
         for c, cl in clients.items()
     }
     strategy.aggregate_train(0, replies)
-    for cl in clients.values():
-        with torch.no_grad():
-            cl.global_table.copy_(strategy.table[cl.shard.entity_ids])
+    if rounds <= 0:
+        for cl in clients.values():
+            with torch.no_grad():
+                cl.global_table.copy_(strategy.table[cl.shard.entity_ids])
+        return
+    ids = sorted(clients)
+    for r in range(1, int(rounds) + 1):
+        payloads = strategy.configure_train(r, ids)
+        replies = {c: clients[c].fit(payloads[c].detach()).detach() for c in ids}
+        if r < rounds:
+            strategy.aggregate_train(r, replies)
 
 
 def unlearn_federation(
@@ -187,18 +201,25 @@ def unlearn_federation(
     requests: Mapping[int, Tensor],
     *,
     aggregate: bool = True,
+    rounds: int = 1,
     **kwargs: Any,
 ) -> dict[str, Any]:
     r"""Runs :func:`unlearn_client` on every requesting client, then (with
-    ``aggregate``) :func:`propagate`. Returns per-client logs and seconds."""
+    ``aggregate``) :func:`propagate` with ``rounds`` learning rounds. Returns
+    per-client logs and seconds."""
     t0 = time.perf_counter()
     logs = {
         int(c): unlearn_client(clients[c], f, **kwargs)
         for c, f in sorted(requests.items())
     }
+    t1 = time.perf_counter()
     if aggregate:
-        propagate(strategy, clients)
-    return {"clients": logs, "seconds": time.perf_counter() - t0}
+        propagate(strategy, clients, rounds)
+    return {
+        "clients": logs,
+        "seconds": time.perf_counter() - t0,
+        "propagate_seconds": time.perf_counter() - t1,
+    }
 
 
 __all__ = ["evaluate_forgetting", "unlearn_client", "propagate", "unlearn_federation"]

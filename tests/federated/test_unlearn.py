@@ -4,7 +4,11 @@ from fedlu_toy import toy_federation, toy_model
 
 from fedgraph.federated.fedlu import FedLU, FedLUClient
 from fedgraph.federated.forget import ForgetRequestError
-from fedgraph.federated.unlearn import evaluate_forgetting, unlearn_federation
+from fedgraph.federated.unlearn import (
+    evaluate_forgetting,
+    propagate,
+    unlearn_federation,
+)
 from fedgraph.runtime.simulation import run_simulation
 
 
@@ -52,7 +56,9 @@ def test_forgetting_lowers_forgotten_scores_and_keeps_the_rest(trained):
     r_loc0, r_glob0 = _scores(cl, rest)
     other0 = _scores(clients[1], fed[1].graph.triples("train"))[0]
     raw = evaluate_forgetting(clients, {0: forget})
-    log = unlearn_federation(strategy, clients, {0: forget}, epochs=8, decay_epochs=2)
+    log = unlearn_federation(
+        strategy, clients, {0: forget}, rounds=0, epochs=8, decay_epochs=2
+    )
     f_loc1, f_glob1 = _scores(cl, forget)
     r_loc1, r_glob1 = _scores(cl, rest)
     # the forgotten triples' scores drop, for the local and the global model
@@ -72,6 +78,16 @@ def test_forgetting_lowers_forgotten_scores_and_keeps_the_rest(trained):
         "test",
     }
     assert log["clients"][0]["n_forget"] == 4 and log["clients"][0]["decay_epochs"] >= 1
+    # rounds=0 propagation: every client holds its rows of the server's mean
+    for c, other in clients.items():
+        rows = strategy.table[fed[c].entity_ids]
+        assert torch.allclose(
+            other.global_table.detach(), rows.to(other.global_table.dtype)
+        )
+    # one propagation round trains on the retained set only
+    n_before = cl.train_triples.size(0)
+    propagate(strategy, clients, rounds=1)
+    assert cl.train_triples.size(0) == n_before
 
 
 def test_request_outside_training_set_is_rejected(trained):
