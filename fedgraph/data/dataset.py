@@ -46,14 +46,16 @@ class RemoteFile:
     Args:
         path (str): path relative to the dataset's raw folder.
         url (str): canonical public download URL.
-        sha256 (str): hex SHA-256 of the published file.
+        sha256 (str or None): hex SHA-256 of the published file; ``None``
+            only for a file we could not fetch to pin (BGS, AM): its download
+            is then not verified and a warning says so.
         extract (bool, optional): the file is a ``.tar``/``.tgz`` archive to
             unpack into the raw folder after download. (default: :obj:`False`)
     """
 
     path: str
     url: str
-    sha256: str
+    sha256: str | None
     extract: bool = False
 
 

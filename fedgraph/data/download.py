@@ -14,6 +14,7 @@ import tarfile
 import tempfile
 import urllib.error
 import urllib.request
+import warnings
 import zlib
 from pathlib import Path
 
@@ -58,7 +59,13 @@ def download_url(
                 h.update(block)
                 out.write(block)
         digest = h.hexdigest()
-        if sha256 is not None and digest != sha256.lower():
+        if sha256 is None:
+            warnings.warn(
+                f"No pinned checksum for {url}: the download (sha256 {digest}) "
+                "is not verified",
+                stacklevel=2,
+            )
+        elif digest != sha256.lower():
             raise ChecksumError(
                 f"Checksum mismatch for {url}: expected sha256 {sha256}, got "
                 f"{digest}; the file was not saved"

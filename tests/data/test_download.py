@@ -123,6 +123,13 @@ def test_download_url_checksum_error(source, tmp_path):
     assert out.read_text() == FILES["train.txt"]
 
 
+def test_download_without_pinned_checksum_warns(source, tmp_path):
+    digest = sha(FILES["train.txt"])
+    with pytest.warns(UserWarning, match=rf"\(sha256 {digest}\) is not verified"):
+        out = download_url((source / "train.txt").as_uri(), tmp_path / "y.txt")
+    assert out.read_text() == FILES["train.txt"]
+
+
 def _tgz(files):
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
