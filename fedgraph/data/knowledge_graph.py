@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 import torch
 from torch import Tensor
 from torch_geometric.data import HeteroData
 
+from fedgraph.data.io import atomic_torch_save
 from fedgraph.typing import SPLITS, Triples
 
 ENTITY = "entity"
@@ -201,15 +201,7 @@ class KnowledgeGraph:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         r"""Writes the graph to ``path`` atomically (temp file, then rename)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        try:
-            torch.save(self.to_dict(), tmp)
-            os.replace(tmp, path)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+        atomic_torch_save(self.to_dict(), path)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> KnowledgeGraph:

@@ -6,12 +6,13 @@ import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 import torch
 from torch import Tensor
 from torch_geometric.data import Data, HeteroData
+
+from fedgraph.data.io import atomic_torch_save
 
 MASKS = ("train_mask", "valid_mask", "test_mask")
 
@@ -326,15 +327,7 @@ class RDFGraph:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         r"""Writes the graph to ``path`` atomically (temp file, then rename)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        try:
-            torch.save(self.to_dict(), tmp)
-            os.replace(tmp, path)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+        atomic_torch_save(self.to_dict(), path)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> RDFGraph:

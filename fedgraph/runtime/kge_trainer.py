@@ -25,6 +25,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from fedgraph.data.io import atomic_torch_save
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.metrics import DIRECTIONS, LinkPredState
 from fedgraph.eval.ranking import TripleFilter, rank_triples
@@ -98,17 +99,6 @@ def train_epochs(
                 total += float(value.detach())
                 steps += 1
     return total / max(1, steps)
-
-
-def _save_atomic(obj: Any, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        torch.save(obj, tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 class KGETrainer:
@@ -278,7 +268,7 @@ class KGETrainer:
             else:
                 self.bad += 1
             if self.checkpoint is not None:
-                _save_atomic(self.state_dict(), self.checkpoint)
+                atomic_torch_save(self.state_dict(), self.checkpoint)
             if self.log is not None:
                 print(json.dumps({"log": self.log, **entry}), flush=True)
             if bar is not None:

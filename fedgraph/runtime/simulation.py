@@ -15,6 +15,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from fedgraph.data.io import atomic_torch_save
 from fedgraph.federated.aggregate import merge_metric_sums
 from fedgraph.federated.base import Client, Strategy
 from fedgraph.federated.comm import CommLedger
@@ -78,17 +79,6 @@ def sample_clients(
     gen = torch.Generator().manual_seed(int(seed) * 1_000_003 + int(server_round))
     perm = torch.randperm(k, generator=gen)[:m].tolist()
     return sorted(client_ids[i] for i in perm)
-
-
-def _atomic_save(obj: Any, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        torch.save(obj, tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def _rng_state() -> dict[str, Any]:
@@ -287,8 +277,8 @@ def run_simulation(
         res.rounds = rnd
         if ckpt is not None:
             if improved:
-                _atomic_save(_models_state(strategy, clients), ckpt / BEST)
-            _atomic_save(
+                atomic_torch_save(_models_state(strategy, clients), ckpt / BEST)
+            atomic_torch_save(
                 {
                     "round": rnd,
                     "finished": finished,
