@@ -66,9 +66,7 @@ def resolve_class(
     if not isinstance(query, str):
         if any(isinstance(query, c) for c in choices):
             return query
-        raise ValueError(
-            f"Could not resolve {query!r} among choices {names(choices)}"
-        )
+        raise ValueError(f"Could not resolve {query!r} among choices {names(choices)}")
     key = normalize_name(query, suffix)
     for alias, cls in (aliases or {}).items():
         if normalize_name(alias, suffix) == key:

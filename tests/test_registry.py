@@ -18,7 +18,9 @@ class RandomRelationPartitioner:
 
 def test_normalize_ignores_case_dashes_and_suffix():
     assert normalize_name("Trans-E") == "transe"
-    assert normalize_name("random_RelationPartitioner", "RelationPartitioner") == "random"
+    assert (
+        normalize_name("random_RelationPartitioner", "RelationPartitioner") == "random"
+    )
     # The suffix alone is not stripped to nothing.
     assert normalize_name("RelationPartitioner", "RelationPartitioner") == (
         "relationpartitioner"
@@ -29,8 +31,12 @@ def test_resolve_builds_instances_and_passes_kwargs():
     obj = resolve("trans_e", [TransE, RotatE], dim=7)
     assert isinstance(obj, TransE) and obj.dim == 7
     assert resolve_class("ROTATE", [TransE, RotatE]) is RotatE
-    assert resolve_class("random", [RandomRelationPartitioner],
-                         suffix="RelationPartitioner") is RandomRelationPartitioner
+    assert (
+        resolve_class(
+            "random", [RandomRelationPartitioner], suffix="RelationPartitioner"
+        )
+        is RandomRelationPartitioner
+    )
 
 
 def test_resolve_returns_instances_and_aliases():
@@ -40,5 +46,8 @@ def test_resolve_returns_instances_and_aliases():
 
 
 def test_unknown_name_lists_choices():
-    with pytest.raises(ValueError, match=r"Could not resolve 'foo' among choices \['TransE', 'RotatE'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"Could not resolve 'foo' among choices \['TransE', 'RotatE'\]",
+    ):
         resolve("foo", [TransE, RotatE])

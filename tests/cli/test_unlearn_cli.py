@@ -32,14 +32,59 @@ def _write_folders(root: Path) -> None:
 def test_train_then_unlearn_writes_issue_shape(tmp_path):
     data, run = tmp_path / "toy", tmp_path / "run"
     _write_folders(data)
-    common = ["--dim", "8", "--batch-size", "32", "--num-negatives", "4", "--lr", "0.05",
-              "--gamma", "4", "--local-epochs", "1", "--quiet"]
-    assert main(["train", "--data", str(data), "--algorithm", "fedlu", "--out", str(run),
-                 "--rounds", "2", "--eval-every", "1", *common]) == 0
+    common = [
+        "--dim",
+        "8",
+        "--batch-size",
+        "32",
+        "--num-negatives",
+        "4",
+        "--lr",
+        "0.05",
+        "--gamma",
+        "4",
+        "--local-epochs",
+        "1",
+        "--quiet",
+    ]
+    assert (
+        main(
+            [
+                "train",
+                "--data",
+                str(data),
+                "--algorithm",
+                "fedlu",
+                "--out",
+                str(run),
+                "--rounds",
+                "2",
+                "--eval-every",
+                "1",
+                *common,
+            ]
+        )
+        == 0
+    )
     res = json.loads((run / "results.json").read_text())
     assert "mrr" in res["weighted_global"] and "global_mrr" not in res["weighted"]
-    assert main(["unlearn", str(run), "--forget", str(data), "--epochs", "2",
-                 "--decay-epochs", "1", "--retrain-max-epochs", "1"]) == 0
+    assert (
+        main(
+            [
+                "unlearn",
+                str(run),
+                "--forget",
+                str(data),
+                "--epochs",
+                "2",
+                "--decay-epochs",
+                "1",
+                "--retrain-max-epochs",
+                "1",
+            ]
+        )
+        == 0
+    )
     doc = json.loads((run / "unlearn" / "results.json").read_text())
     for model in ("raw", "retrained", "unlearned"):
         for which in ("local", "global"):
@@ -50,5 +95,7 @@ def test_train_then_unlearn_writes_issue_shape(tmp_path):
 
 
 def test_unlearn_rejects_non_fedlu_run(tmp_path):
-    (tmp_path / "progress.json").write_text(json.dumps({"settings": {"algorithm": "fede"}}))
+    (tmp_path / "progress.json").write_text(
+        json.dumps({"settings": {"algorithm": "fede"}})
+    )
     assert main(["unlearn", str(tmp_path), "--forget", str(tmp_path)]) == 2
