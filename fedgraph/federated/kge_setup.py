@@ -65,16 +65,18 @@ class KGESettings:
         return asdict(self)
 
 
-def build_clients(fed: FederatedKG, s: KGESettings) -> dict[int, Client]:
-    r"""One :class:`KGEClient` per shard, each model seeded by
-    ``(seed, client)``."""
+def build_clients(
+    fed: FederatedKG, s: KGESettings, cls: type = KGEClient, **kwargs: Any
+) -> dict[int, Client]:
+    r"""One ``cls`` client (default :class:`KGEClient`) per shard, each model
+    seeded by ``(seed, client)``; ``kwargs`` go to the client's constructor."""
     clients: dict[int, Client] = {}
     for shard in fed.shards:
         torch.manual_seed(s.seed * 1009 + shard.client_id)
         model = resolve_model(
             s.model, shard.num_entities, shard.num_relations, s.dim, gamma=s.gamma
         )
-        clients[shard.client_id] = KGEClient(
+        clients[shard.client_id] = cls(
             shard,
             model,
             loss=s.loss,
@@ -84,18 +86,20 @@ def build_clients(fed: FederatedKG, s: KGESettings) -> dict[int, Client]:
             local_epochs=s.local_epochs,
             shared_negatives=s.shared_negatives,
             seed=s.seed,
+            **kwargs,
         )
     return clients
 
 
-def _entity_geometry(fed: FederatedKG, s: KGESettings) -> tuple[int, float]:
+def entity_geometry(s: KGESettings) -> tuple[int, float]:
+    r"""The entity table's width and initialisation range for ``s.model``."""
     probe = resolve_model(s.model, 1, 1, s.dim, gamma=s.gamma)
     return probe.entity_embedding.weight.size(1), probe.embedding_range
 
 
 def _fede_family(cls: type[FedE], **extra: str) -> Builder:
     def build(fed: FederatedKG, s: KGESettings) -> tuple[Strategy, dict[int, Client]]:
-        width, rho = _entity_geometry(fed, s)
+        width, rho = entity_geometry(s)
         kwargs = {k: getattr(s, v) for k, v in extra.items()}
         strategy = cls(
             fed.num_entities,
