@@ -6,18 +6,17 @@ forgetting set (1% of its train)."""
 
 from __future__ import annotations
 
-import os
 from typing import Any, ClassVar
 
 from fedgraph.data.checksums import SHA256
-from fedgraph.data.dataset import KGDataset, RemoteFile
+from fedgraph.data.dataset import RemoteFile
 from fedgraph.data.federated import (
     federated_from_dict,
     federated_stats,
     federated_to_dict,
     load_federated_folder,
 )
-from fedgraph.data.triples import DUPLICATE_POLICIES, Duplicates
+from fedgraph.data.triple_dataset import LabelledTripleDataset
 from fedgraph.partition.shard import FederatedKG
 
 _URL = "https://raw.githubusercontent.com/nju-websoft/FedLU/main/Data/FB15k-237"
@@ -37,7 +36,7 @@ def _remote(partition: str, num_clients: int) -> tuple[RemoteFile, ...]:
     )
 
 
-class FedLUPartition(KGDataset):
+class FedLUPartition(LabelledTripleDataset):
     r"""Base of the FedLU FB15k-237 partitions: a :class:`FederatedKG` read
     by :func:`~fedgraph.data.load_federated_folder` (global ids first-seen
     over clients; local ids sorted by global id).
@@ -53,24 +52,6 @@ class FedLUPartition(KGDataset):
     folder = "fedlu-fb15k-237"
     partition: ClassVar[str] = ""
     num_clients: ClassVar[int] = 0
-
-    def __init__(
-        self,
-        root: str | os.PathLike[str] | None = None,
-        *,
-        duplicates: Duplicates = "keep",
-        force_reload: bool = False,
-        download: bool = True,
-    ) -> None:
-        if duplicates not in DUPLICATE_POLICIES:
-            raise ValueError(
-                f"`duplicates` must be one of {DUPLICATE_POLICIES} (got {duplicates!r})"
-            )
-        self.duplicates = duplicates
-        super().__init__(root, force_reload=force_reload, download=download)
-
-    def options(self) -> dict[str, Any]:
-        return {"duplicates": self.duplicates}
 
     def process(self) -> FederatedKG:
         return load_federated_folder(

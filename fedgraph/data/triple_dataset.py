@@ -26,7 +26,31 @@ def remote_files(
     )
 
 
-class TripleFolderDataset(KGDataset):
+class LabelledTripleDataset(KGDataset):
+    r"""A dataset read from labelled triple files, with the ``duplicates``
+    policy (``"keep"`` with a counted warning, ``"drop"`` or ``"error"``) as
+    a constructor option that is part of the processed cache's key."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | None = None,
+        *,
+        duplicates: Duplicates = "keep",
+        force_reload: bool = False,
+        download: bool = True,
+    ) -> None:
+        if duplicates not in DUPLICATE_POLICIES:
+            raise ValueError(
+                f"`duplicates` must be one of {DUPLICATE_POLICIES} (got {duplicates!r})"
+            )
+        self.duplicates = duplicates
+        super().__init__(root, force_reload=force_reload, download=download)
+
+    def options(self) -> dict[str, Any]:
+        return {"duplicates": self.duplicates}
+
+
+class TripleFolderDataset(LabelledTripleDataset):
     r"""A knowledge graph given as ``{train,valid,test}.txt`` labelled triple
     files (ids over all splits in first-seen order, see
     :mod:`fedgraph.data.triples`).
@@ -46,27 +70,9 @@ class TripleFolderDataset(KGDataset):
         "test": "test.txt",
     }
 
-    def __init__(
-        self,
-        root: str | os.PathLike[str] | None = None,
-        *,
-        duplicates: Duplicates = "keep",
-        force_reload: bool = False,
-        download: bool = True,
-    ) -> None:
-        if duplicates not in DUPLICATE_POLICIES:
-            raise ValueError(
-                f"`duplicates` must be one of {DUPLICATE_POLICIES} (got {duplicates!r})"
-            )
-        self.duplicates = duplicates
-        super().__init__(root, force_reload=force_reload, download=download)
-
     @property
     def raw_file_names(self) -> list[str]:
         return list(self.split_files.values())
-
-    def options(self) -> dict[str, Any]:
-        return {"duplicates": self.duplicates}
 
     def process(self) -> KnowledgeGraph:
         files = {s: self.raw_dir / f for s, f in self.split_files.items()}
