@@ -75,6 +75,16 @@ def main() -> None:
         "build_seconds": t_build.wall,
         "clients": [],
     }
+    # One-time per process: compile the L1 kernels (fedgraph.models.kge.l1)
+    # for training and for no-grad evaluation; reported, not extrapolated.
+    from fedgraph.models.kge.l1 import l1_distance
+
+    with Clock() as t_warm:
+        q = torch.randn(8, settings.dim, requires_grad=True)
+        l1_distance(q, torch.randn(4, settings.dim)).sum().backward()
+        with torch.no_grad():
+            l1_distance(torch.randn(8, settings.dim), torch.randn(4, settings.dim))
+    out["kernel_warmup_seconds"] = t_warm.wall
     round_wall = round_cpu = eval_wall = eval_cpu = 0.0
     replies = {}
     for c, client in sorted(clients.items()):
