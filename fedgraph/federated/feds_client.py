@@ -14,7 +14,6 @@ from fedgraph.federated.feds import FULL_UPLOAD, PRIORITY, SIGN, SPARSITY
 from fedgraph.federated.kge_client import KGEClient
 from fedgraph.federated.payload import Payload, PayloadError
 from fedgraph.federated.sparsify import personalised_update, upstream_select
-from fedgraph.runtime.kge_trainer import train_epochs
 
 
 class FedSClient(KGEClient):
@@ -78,18 +77,7 @@ class FedSClient(KGEClient):
         self._receive(payload)
         if self.reset_optimizer:
             self.optimizer = torch.optim.Adam(self.model.parameters(), lr=self.lr)
-        mean_loss = train_epochs(
-            self.model,
-            self.train_triples,
-            epochs=self.local_epochs,
-            batch_size=self.batch_size,
-            loss=self.loss,
-            optimizer=self.optimizer,
-            sampler=self.sampler,
-            generator=self.generator,
-            modes=self.modes,
-            weights=self.weights,
-        )
+        mean_loss = self._train_local()
         assert self.shared_index is not None and self.history is not None
         current = self.table.detach()[self.shared_index].clone()
         metrics = {"count": 1, "loss_sum": mean_loss}

@@ -2,7 +2,7 @@ r"""A federated knowledge-graph-embedding client over one :class:`KGShard`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import torch
@@ -164,6 +164,23 @@ class KGEClient(Client):
     def register(self) -> Payload:
         return Payload(row_ids={ENTITY: self.shard.entity_ids.clone()})
 
+    def _train_local(self, extra_loss: Callable[..., Tensor] | None = None) -> float:
+        r"""``local_epochs`` of :func:`train_epochs` on the client's training
+        triples with its optimizer, sampler and generator; the mean loss."""
+        return train_epochs(
+            self.model,
+            self.train_triples,
+            epochs=self.local_epochs,
+            batch_size=self.batch_size,
+            loss=self.loss,
+            optimizer=self.optimizer,
+            sampler=self.sampler,
+            generator=self.generator,
+            modes=self.modes,
+            weights=self.weights,
+            extra_loss=extra_loss,
+        )
+
     def fit(self, payload: Payload) -> Payload:
         cfg = payload.config
         if ENTITY in payload.arrays:
@@ -194,19 +211,7 @@ class KGEClient(Client):
                 out = out + contrastive_term(w, received, negative, mu_con, tau)
             return out
 
-        mean_loss = train_epochs(
-            self.model,
-            self.train_triples,
-            epochs=self.local_epochs,
-            batch_size=self.batch_size,
-            loss=self.loss,
-            optimizer=self.optimizer,
-            sampler=self.sampler,
-            generator=self.generator,
-            modes=self.modes,
-            weights=self.weights,
-            extra_loss=extra if (mu > 0 or mu_con > 0) else None,
-        )
+        mean_loss = self._train_local(extra if (mu > 0 or mu_con > 0) else None)
         return Payload(
             arrays={ENTITY: self.table.detach().clone()},
             row_ids={ENTITY: self.shard.entity_ids.clone()},
