@@ -28,6 +28,17 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=20)
     p.add_argument("--local-epochs", type=int, default=5)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument(
+        "--lipschitz-clip",
+        type=lambda v: None if v.lower() == "none" else float(v),
+        default=1.0,
+        help="2-norm cap on the -L penalty's gradient ('none': as printed)",
+    )
+    p.add_argument(
+        "--one-sided",
+        action="store_true",
+        help="penalise only input-gradient norms above 1",
+    )
     p.add_argument("--out", type=Path, default=Path("docs/results"))
     a = p.parse_args()
     torch.set_num_threads(a.threads)
@@ -46,6 +57,8 @@ def main() -> None:
                 rounds=a.rounds,
                 local_epochs=a.local_epochs,
                 seed=seed,
+                clip=a.lipschitz_clip,
+                one_sided=a.one_sided,
                 log=lambda s: print(s, flush=True),
             )
             tmp = path.with_suffix(f".tmp{os.getpid()}")

@@ -192,3 +192,26 @@ def test_one_sided_penalty_ignores_small_gradients():
     assert float(gradient_penalty(big, x, one_sided=True)) == pytest.approx(
         want, rel=1e-5
     )
+
+
+@pytest.mark.parametrize("clip", [1e-3, 1e6])
+def test_penalty_gradient_is_clipped_to_norm(clip):
+    # grad = grad(task terms) + min(1, clip / ||grad(penalty)||) grad(penalty).
+    g, clients = make_clients()
+    c = clients[0]
+    cfg = {"lipschitz-lambda": 10.0, "lipschitz-clip": clip}
+    params = [p for p in c.model.parameters() if p.requires_grad]
+    loss, _, penalty = c.local_loss(cfg, {}, [])
+    g_loss = torch.autograd.grad(loss, params, retain_graph=True, allow_unused=True)
+    g_pen = torch.autograd.grad(penalty, params, allow_unused=True)
+    zeros = [torch.zeros_like(p) for p in params]
+    g_loss = [z if a is None else a for z, a in zip(zeros, g_loss)]
+    g_pen = [z if a is None else a for z, a in zip(zeros, g_pen)]
+    norm = float(torch.sqrt(sum((a**2).sum() for a in g_pen)))
+    assert norm > 1e-3  # the toy penalty is active: the small clip binds
+    scale = min(1.0, clip / norm)
+    c.model.zero_grad()
+    loss, _, penalty = c.local_loss(cfg, {}, [])
+    assert c._backward(loss, penalty, clip) == pytest.approx(norm, rel=1e-5)
+    for p, a, b in zip(params, g_loss, g_pen):
+        torch.testing.assert_close(p.grad, a + scale * b)

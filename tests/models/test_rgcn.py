@@ -43,14 +43,15 @@ def test_shapes_and_learning(inp):
     assert accuracy_counts(model, edge_index, edge_type, y, mask) == (4, 4)
 
 
-def test_fast_equals_rgcnconv():
-    # The (default) FastRGCNConv layers compute exactly RGCNConv's function.
+@pytest.mark.parametrize("conv", ["gather", "fast"])
+def test_layers_equal_rgcnconv(conv):
+    # Every layer implementation computes exactly RGCNConv's function.
     edge_index, edge_type, _ = toy()
-    fast = RGCN(6, 4, 2, hidden_channels=8, num_bases=3, fast=True)
-    slow = RGCN(6, 4, 2, hidden_channels=8, num_bases=3, fast=False)
-    slow.load_state_dict(fast.state_dict())
+    model = RGCN(6, 4, 2, hidden_channels=8, num_bases=3, conv=conv)
+    slow = RGCN(6, 4, 2, hidden_channels=8, num_bases=3, conv="pyg")
+    slow.load_state_dict(model.state_dict())
     assert isinstance(slow.conv1, RGCNConv)
-    torch.testing.assert_close(fast(edge_index, edge_type), slow(edge_index, edge_type))
+    torch.testing.assert_close(model(edge_index, edge_type), slow(edge_index, edge_type))
 
 
 def test_hand_computed_layer():
@@ -81,4 +82,6 @@ def test_load_bases_and_errors():
         RGCN(6, 4, 2, input="features")
     with pytest.raises(ValueError, match="num_classes"):
         RGCN(6, 4, 0)
+    with pytest.raises(ValueError, match="conv"):
+        RGCN(6, 4, 2, conv="sparse")
     assert F.softmax(m(*toy()[:2]), -1).shape == (6, 2)

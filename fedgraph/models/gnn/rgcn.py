@@ -10,6 +10,11 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch_geometric.nn import FastRGCNConv, RGCNConv
 
+from fedgraph.models.gnn.conv import GatherRGCNConv
+
+#: Layer implementations of :class:`RGCN` (all hold RGCNConv's parameters).
+CONVS = {"gather": GatherRGCNConv, "fast": FastRGCNConv, "pyg": RGCNConv}
+
 
 class RGCN(nn.Module):
     r"""Entity classification with R-GCN from `"Modeling Relational Data with
@@ -47,11 +52,13 @@ class RGCN(nn.Module):
             (default: :obj:`"onehot"`)
         dropout (float, optional): dropout on the hidden layer.
             (default: :obj:`0.0`)
-        fast (bool, optional): use PyG's :class:`FastRGCNConv` (the same
-            layer and parameters as :class:`RGCNConv`, computed per edge
-            instead of per relation: ~10x faster backward for one-hot input
-            here, since ``RGCNConv`` materialises a full weight gradient per
-            relation). (default: :obj:`True`)
+        conv (str, optional): how the layer is evaluated, all with
+            :class:`RGCNConv`'s parameters and function: ``"gather"``
+            (:class:`~fedgraph.models.gnn.conv.GatherRGCNConv`, edges grouped
+            by relation, fastest here), ``"fast"`` (PyG's
+            :class:`FastRGCNConv`, a weight per edge) or ``"pyg"``
+            (:class:`RGCNConv`, one propagation per relation).
+            (default: :obj:`"gather"`)
     """
 
     def __init__(
@@ -64,9 +71,11 @@ class RGCN(nn.Module):
         num_bases: int | None = 30,
         input: Literal["onehot", "embedding"] = "onehot",
         dropout: float = 0.0,
-        fast: bool = True,
+        conv: Literal["gather", "fast", "pyg"] = "gather",
     ) -> None:
         super().__init__()
+        if conv not in CONVS:
+            raise ValueError(f"`conv` must be one of {sorted(CONVS)} (got {conv!r})")
         if input not in ("onehot", "embedding"):
             raise ValueError(f"`input` must be 'onehot' or 'embedding' (got {input!r})")
         for key, val in (
@@ -90,12 +99,12 @@ class RGCN(nn.Module):
         else:
             self.register_parameter("embedding", None)
             in_channels = num_nodes
-        conv = FastRGCNConv if fast else RGCNConv
-        self.fast = fast
-        self.conv1 = conv(
+        layer = CONVS[conv]
+        self.conv = conv
+        self.conv1 = layer(
             in_channels, hidden_channels, num_relations, num_bases=num_bases
         )
-        self.conv2 = conv(
+        self.conv2 = layer(
             hidden_channels, num_classes, num_relations, num_bases=num_bases
         )
         self.reset_parameters()
