@@ -78,3 +78,11 @@ def test_rejects_bad_input():
     conv = GatherRGCNConv(5, 3, 2)
     with pytest.raises(ValueError, match="edge_type"):
         conv(torch.randn(4, 5), torch.tensor([[0], [1]]), torch.tensor([2]))
+
+
+def test_graph_without_edges_keeps_root_and_bias():
+    conv = GatherRGCNConv(5, 3, 4)
+    x = torch.randn(6, 5)
+    empty = torch.zeros(2, 0, dtype=torch.long)
+    out = conv(x, empty, torch.zeros(0, dtype=torch.long))
+    torch.testing.assert_close(out, x @ conv.root + conv.bias)
