@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
         extra=_parse_set(args.set),
     )
     if algorithm in BASELINES:  # the KGE core's trainer, same results format
-        from fedgraph.runtime.kge_trainer import run_baseline
+        from fedgraph.runtime.baselines import run_baseline
 
         res = run_baseline(
             args.data,

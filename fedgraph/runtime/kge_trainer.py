@@ -1,19 +1,14 @@
-r"""Training one knowledge graph: the local step of every federated KGE client,
-and the Independent (each client alone) and Centralized (all data pooled)
-baselines of FedE ("Single"/"Entire") and FedLU.
+r"""Training one knowledge graph: the local step of every federated KGE client
+(:func:`train_epochs`) and the trainer with validation, early stopping and
+checkpoints (:class:`KGETrainer`) that the baselines
+(:mod:`fedgraph.runtime.baselines`) run per client.
 
-Run the baselines with::
-
-    python -m fedgraph.runtime.kge_trainer --data $FEDGRAPH_DATA/fedlu-fb15k-237/R3 \
-        --setting independent --model transe --out runs/r3-independent
-
-(see ``--help``; ``--resume`` continues a killed run from its last checkpoint
-with identical numbers).
+``python -m fedgraph.runtime.kge_trainer`` still runs the baselines' CLI (the
+command earlier runs were recorded with).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -29,7 +24,7 @@ from fedgraph.data.io import atomic_torch_save
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.metrics import DIRECTIONS, LinkPredState
 from fedgraph.eval.ranking import TripleFilter, rank_triples
-from fedgraph.models.kge import MODES, KGEModel, resolve_model
+from fedgraph.models.kge import MODES, KGEModel
 from fedgraph.models.losses import KGELoss, resolve_loss
 from fedgraph.models.sampling import NegativeSampler, subsampling_weights
 
@@ -285,216 +280,9 @@ class KGETrainer:
         }
 
 
-# ------------------------------------------------------------------ baselines
-def _load_federated(data: str | os.PathLike[str]) -> Any:
-    r"""A :class:`~fedgraph.partition.shard.FederatedKG` from a folder
-    (:func:`fedgraph.data.load_federated_folder`) or a registered dataset name
-    (:func:`fedgraph.data.load_dataset`, e.g. ``"fedlu-fb15k-237-r3"``)."""
-    from fedgraph.data import load_dataset, load_federated_folder
-
-    if Path(data).is_dir():
-        return load_federated_folder(data)
-    return load_dataset(str(data))
-
-
-def _centralized_graph(fkg: Any) -> KnowledgeGraph:
-    r"""The union of the clients' splits in global ids (duplicates removed)."""
-    trip = {}
-    for split in ("train", "valid", "test"):
-        parts = []
-        for shard in fkg:
-            t = shard.graph.triples(split)
-            parts.append(
-                torch.stack(
-                    [
-                        shard.entity_ids[t[:, 0]],
-                        shard.relation_ids[t[:, 1]],
-                        shard.entity_ids[t[:, 2]],
-                    ],
-                    1,
-                )
-            )
-        trip[split] = torch.unique(torch.cat(parts), dim=0)
-    return KnowledgeGraph(trip, fkg.num_entities, fkg.num_relations, name="union")
-
-
-def run_baseline(
-    data: str | os.PathLike[str],
-    *,
-    setting: str = "independent",
-    model: str = "transe",
-    hidden_channels: int = 256,
-    gamma: float = 9.0,
-    out: str | os.PathLike[str] = "runs/baseline",
-    results: str | os.PathLike[str] | None = None,
-    command: str = "",
-    **trainer_kwargs: Any,
-) -> dict[str, Any]:
-    r"""Independent (one :class:`KGETrainer` per client) or Centralized (one on
-    the union, tested on each client's test set with that client's entities as
-    candidates and its triples as filter). Every client checkpoints under
-    ``out``; a rerun resumes. Writes ``results`` (default ``out/results.json``).
-    """
-    if setting not in ("independent", "centralized"):
-        raise ValueError(
-            f"`setting` must be 'independent' or 'centralized' (got {setting!r})"
-        )
-    out = Path(out)
-    fkg = _load_federated(data)
-    t_start = time.perf_counter()
-    states: list[LinkPredState] = []
-    history, epochs, secs = [], [], []
-    graphs = (
-        [s.graph for s in fkg]
-        if setting == "independent"
-        else [_centralized_graph(fkg)]
-    )
-    trained: list[KGETrainer] = []
-    for i, graph in enumerate(graphs):
-        torch.manual_seed(trainer_kwargs.get("seed", 0) + i)
-        m = resolve_model(
-            model, graph.num_entities, graph.num_relations, hidden_channels, gamma=gamma
-        )
-        tr = KGETrainer(
-            m,
-            graph,
-            checkpoint=out / f"trainer{i}.pt",
-            log=f"{setting}{i}",
-            **trainer_kwargs,
-        )
-        info = tr.fit()
-        trained.append(tr)
-        history.append(info["history"])
-        epochs.append(info["epochs"])
-        secs.append(tr.train_seconds / max(1, info["epochs"]))
-    n_test = [s.graph.num_triples("test") for s in fkg]
-    if setting == "independent":
-        states = [tr.evaluate("test") for tr in trained]
-    else:
-        tr = trained[0]
-        for shard in fkg:
-            g = shard.graph
-            glob = lambda t, s=shard: torch.stack(  # noqa: E731
-                [s.entity_ids[t[:, 0]], s.relation_ids[t[:, 1]], s.entity_ids[t[:, 2]]],
-                1,
-            )
-            flt = TripleFilter(
-                glob(g.all_triples(("train", "valid", "test"))),
-                fkg.num_entities,
-                fkg.num_relations,
-            )
-            states.append(
-                rank_triples(
-                    tr.model,
-                    glob(g.triples("test")),
-                    filter=flt,
-                    candidates=shard.entity_ids,
-                    directions=tr.directions,
-                )
-            )
-    from fedgraph.eval.results import summarize, write_results
-
-    weighted, clients = summarize(states, n_test)
-    for i, c in enumerate(clients):
-        j = i if setting == "independent" else 0
-        c["best_epoch"], c["epochs"] = trained[j].best_epoch, epochs[j]
-    t0 = trained[0]
-    settings = {
-        "setting": setting,
-        "data": str(data),
-        "model": model,
-        "hidden_channels": hidden_channels,
-        "gamma": gamma,
-        "loss": repr(t0.loss),
-        "lr": t0.optimizer.param_groups[0]["lr"],
-        "batch_size": t0.batch_size,
-        "sampler": repr(t0.sampler),
-        "subsampling": t0.weights is not None,
-        "eval_every": t0.eval_every,
-        "patience": t0.patience,
-        "max_epochs": t0.max_epochs,
-        "candidates": "client-local entities",
-        "filter": "client-local " + "+".join(t0.filter_splits),
-        "directions": list(t0.directions),
-        "seed": t0.seed,
-        "command": command,
-        "wall_seconds": time.perf_counter() - t_start,
-        "train_seconds": sum(tr.train_seconds for tr in trained),
-    }
-    path = Path(results) if results is not None else out / "results.json"
-    write_results(
-        path,
-        weighted=weighted,
-        clients=clients,
-        rounds=max(epochs),
-        seconds_per_round=sum(secs),
-        settings=settings,
-        history=history,
-    )
-    return {"weighted": weighted, "clients": clients, "path": str(path)}
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    r"""``python -m fedgraph.runtime.kge_trainer``: the baselines' CLI."""
-    p = argparse.ArgumentParser(
-        prog="python -m fedgraph.runtime.kge_trainer",
-        description=__doc__.splitlines()[0],
-    )
-    p.add_argument("--data", required=True, help="federated dataset folder")
-    p.add_argument(
-        "--setting", choices=["independent", "centralized"], default="independent"
-    )
-    p.add_argument("--model", default="transe")
-    p.add_argument("--dim", type=int, default=256)
-    p.add_argument("--gamma", type=float, default=9.0)
-    p.add_argument("--loss", default="sigmoid-ns")
-    p.add_argument("--lr", type=float, default=1e-4)
-    p.add_argument("--batch-size", type=int, default=1024)
-    p.add_argument("--num-negatives", type=int, default=256)
-    p.add_argument(
-        "--per-positive-negatives",
-        action="store_true",
-        help="K negatives per positive instead of K shared per batch",
-    )
-    p.add_argument("--no-subsampling", action="store_true")
-    p.add_argument("--eval-every", type=int, default=5)
-    p.add_argument("--patience", type=int, default=3)
-    p.add_argument("--max-epochs", type=int, default=400)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=0)
-    p.add_argument("--out", default="runs/baseline")
-    p.add_argument("--results", default=None)
-    p.add_argument("--progress", action="store_true")
-    a = p.parse_args(argv)
-    if a.threads:
-        torch.set_num_threads(a.threads)
-    res = run_baseline(
-        a.data,
-        setting=a.setting,
-        model=a.model,
-        hidden_channels=a.dim,
-        gamma=a.gamma,
-        out=a.out,
-        results=a.results,
-        command="python -m fedgraph.runtime.kge_trainer "
-        + " ".join(sys.argv[1:] if argv is None else argv),
-        loss=a.loss,
-        lr=a.lr,
-        batch_size=a.batch_size,
-        num_negatives=a.num_negatives,
-        shared_negatives=not a.per_positive_negatives,
-        subsampling=not a.no_subsampling,
-        eval_every=a.eval_every,
-        patience=a.patience,
-        max_epochs=a.max_epochs,
-        seed=a.seed,
-        progress=a.progress,
-    )
-    print(json.dumps({"weighted": res["weighted"], "path": res["path"]}, indent=1))
-    return 0
-
-
-__all__ = ["train_epochs", "KGETrainer", "run_baseline", "main"]
+__all__ = ["train_epochs", "KGETrainer", "ExtraLoss"]
 
 if __name__ == "__main__":  # pragma: no cover
+    from fedgraph.runtime.baselines import main
+
     sys.exit(main())

@@ -4,7 +4,8 @@ import torch
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.results import read_results
 from fedgraph.models import NegativeSampler, SigmoidNSLoss, TransE
-from fedgraph.runtime.kge_trainer import KGETrainer, run_baseline, train_epochs
+from fedgraph.runtime.baselines import run_baseline
+from fedgraph.runtime.kge_trainer import KGETrainer, train_epochs
 
 
 @pytest.fixture(autouse=True)
