@@ -7,7 +7,8 @@ import math
 import torch
 from torch import Tensor
 
-from fedgraph.models.kge.base import KGEModel, chunked_candidates
+from fedgraph.models.kge.base import KGEModel
+from fedgraph.models.kge.modulus import modulus_distance
 
 
 class RotatE(KGEModel):
@@ -24,9 +25,11 @@ class RotatE(KGEModel):
     (``double_entity_embedding``), and the distance is the sum of complex
     moduli. PyG's :class:`torch_geometric.nn.kge.RotatE` uses two entity
     tables (real and imaginary) and a different phase scaling, so it is not
-    reused. Against candidates the ``[B, C, d]`` moduli are computed in
-    chunks (:func:`chunked_candidates`); :math:`|h e^{i\theta} - t| =
-    |h - t e^{-i\theta}|` turns head scoring into the same kernel.
+    reused. Against candidates (shared negatives, evaluation) the moduli go
+    through the compiled kernel :func:`~fedgraph.models.kge.modulus.modulus_distance`,
+    which never stores ``[B, C, d]`` (falling back to the chunked broadcast);
+    :math:`|h e^{i\theta} - t| = |h - t e^{-i\theta}|` turns head scoring
+    into the same kernel.
 
     Args:
         num_entities (int): number of entities.
@@ -51,25 +54,17 @@ class RotatE(KGEModel):
         d_im = h_re * r_im + h_im * r_re - t_im
         return self.gamma - torch.sqrt(d_re * d_re + d_im * d_im).sum(-1)
 
-    @staticmethod
-    def _modulus_dist(q: Tensor, cand: Tensor) -> Tensor:
-        q_re, q_im = q.chunk(2, dim=-1)
-        c_re, c_im = cand.chunk(2, dim=-1)
-        d_re = q_re[:, None] - c_re[None]
-        d_im = q_im[:, None] - c_im[None]
-        return torch.sqrt(d_re * d_re + d_im * d_im).sum(-1)
-
     def score_tails(self, head: Tensor, rel: Tensor, cand: Tensor) -> Tensor:
         h_re, h_im = head.chunk(2, dim=-1)
         r_re, r_im = self._phase(rel)
         q = torch.cat([h_re * r_re - h_im * r_im, h_re * r_im + h_im * r_re], -1)
-        return self.gamma - chunked_candidates(self._modulus_dist, (q,), cand)
+        return self.gamma - modulus_distance(q, cand)
 
     def score_heads(self, rel: Tensor, tail: Tensor, cand: Tensor) -> Tensor:
         t_re, t_im = tail.chunk(2, dim=-1)
         r_re, r_im = self._phase(rel)  # t * conj(r)
         q = torch.cat([t_re * r_re + t_im * r_im, t_im * r_re - t_re * r_im], -1)
-        return self.gamma - chunked_candidates(self._modulus_dist, (q,), cand)
+        return self.gamma - modulus_distance(q, cand)
 
 
 __all__ = ["RotatE"]
