@@ -59,3 +59,20 @@ def test_compile_failure_falls_back_to_cdist(monkeypatch):
         out = l1_distance(q, c)
     torch.testing.assert_close(out, _reference(q, c))
     assert not l1_mod.compile_enabled()
+
+
+def test_candidate_blocks_give_identical_distances_and_gradients(monkeypatch):
+    # 700 candidates of 64 floats in ~16 KiB blocks: several uneven blocks.
+    gen = torch.Generator().manual_seed(3)
+    q = torch.randn(9, 64, generator=gen, requires_grad=True)
+    c = torch.randn(700, 64, generator=gen, requires_grad=True)
+    g = torch.randn(9, 700, generator=gen)
+    results = []
+    for block in (None, 16 * 1024):
+        monkeypatch.setattr(l1_mod._KERNEL_SET, "block_bytes", block)
+        if block is not None:
+            assert len(l1_mod._KERNEL_SET.blocks(c)) > 2
+        d = l1_distance(q, c)
+        results.append((d, *torch.autograd.grad((d * g).sum(), (q, c))))
+    for a, b in zip(*results):
+        torch.testing.assert_close(a, b)

@@ -55,10 +55,16 @@ def _cdist(query: Tensor, cand: Tensor) -> Tensor:
     return torch.cdist(query, cand, p=1.0)
 
 
+#: Candidate block of the compiled kernels (see fedgraph.models.kge._compiled):
+#: bit-identical distances, ~4.5x faster on an evaluation chunk [512, 13452]
+#: (2.19 -> 0.48 s, one thread); training's 256 shared negatives are one block.
+BLOCK_BYTES = 2**20
+
 _KERNEL_SET = KernelSet(
     globals(),
     "L1",
     "torch.cdist",
+    block_bytes=BLOCK_BYTES,
     kernels={"forward": _forward, "grad_query": _grad_query, "grad_cand": _grad_cand},
     fallbacks={"forward": _cdist, "grad_query": _grad_query, "grad_cand": _grad_cand},
 )
