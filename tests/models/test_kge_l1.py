@@ -74,5 +74,8 @@ def test_candidate_blocks_give_identical_distances_and_gradients(monkeypatch):
             assert len(l1_mod._KERNEL_SET.blocks(c)) > 2
         d = l1_distance(q, c)
         results.append((d, *torch.autograd.grad((d * g).sum(), (q, c))))
-    for a, b in zip(*results):
-        torch.testing.assert_close(a, b)
+    # Distances are bit-identical; the query gradient sums the blocks in
+    # another order (float rounding only).
+    assert torch.equal(results[0][0], results[1][0])
+    for a, b in zip(results[0][1:], results[1][1:]):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-4)
