@@ -1,0 +1,158 @@
+r"""The fedgraph ``ClientApp``: one fedgraph :class:`~fedgraph.federated.Client`
+per SuperNode, built from the run config and the node's ``partition-id``.
+
+Each handler converts the message content to a
+:class:`~fedgraph.federated.Payload`, calls the fedgraph client and replies
+with the client's payload. The client object is rebuilt for every message
+(a SuperNode runs each message in a fresh process) and its state — model
+parameters incl. local relation tables, optimiser moments, generator — is
+loaded from and written back to ``context.state``
+(:mod:`fedgraph.runtime.flower.state`). Three states may live there:
+
+* ``"client"``: the current state, written after registration and ``fit``;
+* ``"candidate"``: the state evaluated on ``"valid"`` (with its round);
+* ``"best"``: the candidate of the round the server reports as best
+  (control key ``"best-round"``), evaluated on ``"test"`` at the end.
+
+The read-only data (the partition) is cached per process: it never changes
+during a run, so a cache can only save reloading it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from fedgraph.federated.base import Client
+from fedgraph.runtime.flower.config import FlowerRunSettings, partition_id
+from fedgraph.runtime.flower.protocol import (
+    BEST_ROUND,
+    PARTITION_ID,
+    SERVER_ROUND,
+    SNAPSHOT,
+    USE_BEST,
+    from_content,
+    to_content,
+)
+from fedgraph.runtime.flower.state import (
+    has_state,
+    load_state,
+    move_state,
+    save_state,
+    state_meta,
+)
+
+CURRENT, CANDIDATE, BEST = "client", "candidate", "best"
+
+#: ``f(settings, node_config) -> (client, client id)``.
+ClientBuilder = Callable[[FlowerRunSettings, Any], tuple[Client, int]]
+
+
+@functools.lru_cache(maxsize=2)
+def load_federation(data: str) -> Any:
+    r"""The :class:`~fedgraph.partition.shard.FederatedKG` named by the run
+    config's ``data`` (a registered name or a partition folder)."""
+    from fedgraph.data import load_dataset
+    from fedgraph.partition.shard import FederatedKG
+
+    fed = load_dataset(Path(data) if Path(data).is_dir() else data)
+    if not isinstance(fed, FederatedKG):
+        raise ValueError(
+            f"Run-config key `data` must name a federated dataset or partition "
+            f"folder (got {data!r}, a {type(fed).__name__}); partition it with "
+            "`fedgraph partition DATASET --clients K --out DIR`."
+        )
+    return fed
+
+
+def build_kge_client(cfg: FlowerRunSettings, node_config: Any) -> tuple[Client, int]:
+    r"""The KGE client of this node: the ``kge_algorithms`` builder of
+    ``cfg.algorithm`` applied to the node's shard only (models are seeded per
+    client, so it equals the simulation's client ``partition-id``)."""
+    from fedgraph.federated.kge_setup import build_kge_federation
+    from fedgraph.partition.shard import FederatedKG
+
+    fed = load_federation(cfg.data)
+    cid = partition_id(node_config, fed.num_clients)
+    own = FederatedKG([fed.shards[cid]], fed.num_entities, fed.num_relations)
+    _, clients = build_kge_federation(cfg.algorithm, own, cfg.settings)
+    return clients[cid], cid
+
+
+def _promote(records: Any, control: dict[str, Any]) -> None:
+    best = int(control.get(BEST_ROUND, 0))
+    if (
+        best > 0
+        and has_state(records, CANDIDATE)
+        and int(state_meta(records, CANDIDATE)["round"]) == best
+    ):
+        move_state(records, CANDIDATE, BEST)
+
+
+def make_client_app(build_client: ClientBuilder = build_kge_client) -> Any:
+    r"""A ``flwr.clientapp.ClientApp`` serving fedgraph clients made by
+    ``build_client`` (default: :func:`build_kge_client`)."""
+    import torch
+    from flwr.app import Context, Message
+    from flwr.clientapp import ClientApp
+
+    app = ClientApp()
+
+    def setup(message: Message, context: Context) -> tuple[Client, int, Any, dict]:
+        cfg = FlowerRunSettings.from_run_config(context.run_config)
+        if cfg.threads > 0:
+            torch.set_num_threads(cfg.threads)
+        client, cid = build_client(cfg, context.node_config)
+        payload, control = from_content(message.content)
+        _promote(context.state, control)
+        state = load_state(context.state, CURRENT)
+        if state is not None:
+            client.load_state_dict(state)
+        return client, cid, payload, control
+
+    def reply(message: Message, payload: Any, **control: int | bool) -> Message:
+        return Message(to_content(payload, control), reply_to=message)
+
+    @app.query("register")
+    def register(message: Message, context: Context) -> Message:
+        client, cid, _, _ = setup(message, context)
+        out = client.register()
+        if not has_state(context.state, CURRENT):
+            save_state(context.state, CURRENT, client.state_dict(), round=0)
+        return reply(message, out, **{PARTITION_ID: cid})
+
+    @app.train()
+    def train(message: Message, context: Context) -> Message:
+        client, _, payload, control = setup(message, context)
+        out = client.fit(payload)
+        rnd = int(control.get(SERVER_ROUND, 0))
+        save_state(context.state, CURRENT, client.state_dict(), round=rnd)
+        return reply(message, out)
+
+    @app.evaluate()
+    def evaluate(message: Message, context: Context) -> Message:
+        client, cid, payload, control = setup(message, context)
+        if control.get(USE_BEST):
+            best = load_state(context.state, BEST)
+            if best is None:
+                raise RuntimeError(
+                    f"Client {cid} was asked for its best-round state (round "
+                    f"{control.get(BEST_ROUND)}) but kept none: was the node "
+                    "restarted during the run?"
+                )
+            client.load_state_dict(best)
+        out = client.evaluate(payload)
+        if control.get(SNAPSHOT):
+            rnd = int(control.get(SERVER_ROUND, 0))
+            save_state(context.state, CANDIDATE, client.state_dict(), round=rnd)
+        return reply(message, out)
+
+    return app
+
+
+#: The ``ClientApp`` of ``[tool.flwr.app.components] clientapp``.
+app = make_client_app()
+
+__all__ = ["app", "make_client_app", "build_kge_client", "load_federation"]

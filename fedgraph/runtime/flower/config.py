@@ -1,0 +1,237 @@
+r"""The Flower run config (``[tool.flwr.app.config]``, kebab-case keys) →
+the settings of a federated KGE run.
+
+One run config drives both apps: the ``ServerApp`` reads the loop settings
+and builds the strategy, each ``ClientApp`` builds its own client from the
+same model settings and its node config's ``partition-id``. Keys and
+defaults are those of ``fedgraph train`` (FedLU's settings); settings of a
+particular algorithm go under ``extra.NAME`` (``extra.mu_distill = 2.0``,
+:attr:`~fedgraph.federated.kge_setup.KGESettings.extra`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fedgraph.federated.kge_setup import KGESettings
+
+#: run-config key → :class:`KGESettings` field (the model/training settings
+#: both apps must agree on).
+SETTINGS_KEYS = {
+    "model": "model",
+    "dim": "dim",
+    "gamma": "gamma",
+    "lr": "lr",
+    "batch-size": "batch_size",
+    "num-negatives": "num_negatives",
+    "local-epochs": "local_epochs",
+    "loss": "loss",
+    "shared-negatives": "shared_negatives",
+    "seed": "seed",
+    "proximal-mu": "proximal_mu",
+    "contrastive-mu": "contrastive_mu",
+    "temperature": "temperature",
+    "evaluate-with": "evaluate_with",
+}
+
+#: run-config key → :class:`FlowerRunSettings` field (the round loop and I/O).
+LOOP_KEYS = {
+    "data": "data",
+    "algorithm": "algorithm",
+    "num-rounds": "num_rounds",
+    "fraction": "fraction",
+    "eval-every": "eval_every",
+    "patience": "patience",
+    "monitor": "monitor",
+    "test": "test",
+    "num-clients": "num_clients",
+    "num-entities": "num_entities",
+    "out": "out",
+    "threads": "threads",
+    "reply-timeout": "reply_timeout",
+    "connect-timeout": "connect_timeout",
+}
+
+EXTRA_PREFIX = "extra."
+
+
+def normalize_algorithm(name: str) -> str:
+    r"""``kge_algorithms`` key of ``name`` (case, ``-`` and ``_`` ignored)."""
+    return name.lower().replace("-", "").replace("_", "")
+
+
+def _cast(key: str, value: Any, default: Any) -> Any:
+    r"""``value`` as the type of ``default`` (TOML gives ``1`` for ``1.0``)."""
+    kind = type(default)
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise ValueError(
+                f"Run-config key `{key}` must be a boolean (got {value!r})"
+            )
+        return value
+    if kind in (int, float):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"Run-config key `{key}` must be a number (got {value!r})")
+        if kind is int and float(value) != int(value):
+            raise ValueError(
+                f"Run-config key `{key}` must be an integer (got {value!r})"
+            )
+        return kind(value)
+    if not isinstance(value, str):
+        raise ValueError(f"Run-config key `{key}` must be a string (got {value!r})")
+    return value
+
+
+@dataclass
+class FlowerRunSettings:
+    r"""A federated KGE run as the Flower apps see it.
+
+    Args:
+        data (str): a registered federated dataset name or a partition
+            folder (``fedgraph partition … --out DIR``), readable on the
+            server (for the vocabulary size, unless ``num_entities`` is set)
+            and on every client.
+        algorithm (str): a key of
+            :data:`~fedgraph.federated.kge_setup.kge_algorithms`.
+        settings (KGESettings): model and local-training settings.
+        num_rounds (int): maximum rounds. (default: :obj:`200`)
+        fraction (float): client fraction :math:`F`. (default: :obj:`1.0`)
+        eval_every (int): validate every ``k`` rounds. (default: :obj:`5`)
+        patience (int): evaluations without improvement before stopping.
+            (default: :obj:`3`)
+        monitor (str): weighted validation metric. (default: ``"mrr"``)
+        test (bool): evaluate the best round on ``"test"``. (default: True)
+        num_clients (int): SuperNodes to wait for (``0``: the dataset's
+            number of clients). (default: :obj:`0`)
+        num_entities (int): global vocabulary size (``0``: read from
+            ``data``; set it and ``num_clients`` and the server never opens
+            the data). (default: :obj:`0`)
+        out (str): folder for ``results.json`` and ``server.pt`` (empty:
+            write nothing). (default: ``""``)
+        threads (int): ``torch.set_num_threads`` in each app (``0``: leave
+            it). (default: :obj:`0`)
+        reply_timeout (float): seconds to wait for a round's replies
+            (``0``: no limit). (default: :obj:`0`)
+        connect_timeout (float): seconds to wait for the SuperNodes to
+            connect. (default: :obj:`120`)
+    """
+
+    data: str
+    algorithm: str
+    settings: KGESettings = field(default_factory=KGESettings)
+    num_rounds: int = 200
+    fraction: float = 1.0
+    eval_every: int = 5
+    patience: int = 3
+    monitor: str = "mrr"
+    test: bool = True
+    num_clients: int = 0
+    num_entities: int = 0
+    out: str = ""
+    threads: int = 0
+    reply_timeout: float = 0.0
+    connect_timeout: float = 120.0
+
+    @classmethod
+    def from_run_config(cls, run_config: Mapping[str, Any]) -> FlowerRunSettings:
+        r"""Parses a Flower ``context.run_config``; unknown keys, wrong types
+        and an unknown ``algorithm`` raise a :class:`ValueError` that names
+        the key."""
+        from fedgraph.federated.kge_setup import kge_algorithms
+
+        defaults = {f.name: f.default for f in dataclasses.fields(cls)}
+        base = KGESettings()
+        loop: dict[str, Any] = {}
+        settings: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        for key, value in run_config.items():
+            if key in LOOP_KEYS:
+                name = LOOP_KEYS[key]
+                default = defaults[name]
+                required = default is dataclasses.MISSING  # data, algorithm
+                loop[name] = value if required else _cast(key, value, default)
+            elif key in SETTINGS_KEYS:
+                name = SETTINGS_KEYS[key]
+                settings[name] = _cast(key, value, getattr(base, name))
+            elif key.startswith(EXTRA_PREFIX) and len(key) > len(EXTRA_PREFIX):
+                extra[key[len(EXTRA_PREFIX) :]] = value
+            else:
+                known = sorted([*LOOP_KEYS, *SETTINGS_KEYS]) + ["extra.NAME"]
+                raise ValueError(
+                    f"Unknown run-config key `{key}` (known keys: {known}); "
+                    "fix [tool.flwr.app.config] or --run-config."
+                )
+        for key in ("data", "algorithm"):
+            value = loop.get(key)
+            if not isinstance(value, str) or not value:
+                raise ValueError(
+                    f"The run config needs `{key}` (a non-empty string, got {value!r})"
+                )
+        algorithm = normalize_algorithm(loop["algorithm"])
+        if algorithm not in kge_algorithms:
+            raise ValueError(
+                f"Run-config key `algorithm`: could not resolve "
+                f"'{loop['algorithm']}' among choices {sorted(kge_algorithms)}"
+            )
+        loop["algorithm"] = algorithm
+        out = cls(settings=KGESettings(**settings, extra=extra), **loop)
+        out.validate()
+        return out
+
+    def validate(self) -> None:
+        r"""Checks the loop settings early (before any SuperNode is asked)."""
+        if self.num_rounds < 1:
+            raise ValueError(
+                f"Run-config key `num-rounds` must be positive (got {self.num_rounds})"
+            )
+        if self.eval_every < 1:
+            raise ValueError(
+                f"Run-config key `eval-every` must be positive (got {self.eval_every})"
+            )
+        if not 0 < self.fraction <= 1:
+            raise ValueError(
+                f"Run-config key `fraction` must lie in (0, 1] (got {self.fraction})"
+            )
+        for key, value in (
+            ("num-clients", self.num_clients),
+            ("num-entities", self.num_entities),
+            ("threads", self.threads),
+            ("patience", self.patience),
+        ):
+            if value < 0:
+                raise ValueError(
+                    f"Run-config key `{key}` must be non-negative (got {value})"
+                )
+
+    def to_dict(self) -> dict[str, Any]:
+        r"""A JSON-able copy (``results.json`` ``settings``)."""
+        out = dataclasses.asdict(self)
+        out.update(out.pop("settings"))
+        return out
+
+
+def partition_id(node_config: Mapping[str, Any], num_clients: int) -> int:
+    r"""The client index a SuperNode plays (``--node-config
+    "partition-id=K"``), checked against the federation size."""
+    if "partition-id" not in node_config:
+        raise ValueError(
+            "The node config has no `partition-id`: start the SuperNode with "
+            '--node-config "partition-id=K" (K = 0 … number of clients - 1)'
+        )
+    value = node_config["partition-id"]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(
+            f"Node-config key `partition-id` must be an integer (got {value!r})"
+        )
+    if not 0 <= value < num_clients:
+        raise ValueError(
+            f"Node-config key `partition-id` must lie in [0, {num_clients}) for "
+            f"this dataset (got {value})"
+        )
+    return int(value)
+
+
+__all__ = ["FlowerRunSettings", "partition_id", "normalize_algorithm"]

@@ -1,0 +1,81 @@
+r"""What the fedgraph Flower apps put in a ``Message``.
+
+A message's ``RecordDict`` holds one :class:`~fedgraph.federated.Payload`
+(:func:`~fedgraph.federated.records.payload_to_recorddict`: ``"arrays"``,
+``"row-ids"``, ``"config"``, ``"metrics"``) plus one small control record,
+``"fedgraph"`` (a ``ConfigRecord`` of integers and booleans): the round, the
+best validation round so far, whether to keep the evaluated state, and, in a
+registration reply, the client's ``partition-id``. The communication ledger
+counts the payload only, exactly as the in-process simulation does; the
+control record is protocol framing, like Flower's own message metadata.
+
+Message types (Flower's ``"<category>.<action>"``):
+
+* ``"query.register"``: server → every node once; the reply is the client's
+  :meth:`~fedgraph.federated.Client.register` payload and its partition id.
+* ``"train"``: a :meth:`~fedgraph.federated.Strategy.configure_train`
+  payload; the reply is the client's ``fit`` payload.
+* ``"evaluate"``: a ``configure_evaluate`` payload; the reply is the
+  client's ``evaluate`` payload (mergeable metric sums).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fedgraph.federated.payload import Payload
+from fedgraph.federated.records import payload_to_recorddict, recorddict_to_payload
+
+REGISTER = "query.register"
+TRAIN = "train"
+EVALUATE = "evaluate"
+
+#: name of the control record in a message's ``RecordDict``.
+CONTROL = "fedgraph"
+#: control keys: the federated round; the best validation round so far
+#: (``0``: none yet); "keep the state you evaluate as a best-round candidate";
+#: "evaluate your best-round state"; a registering client's index.
+SERVER_ROUND = "server-round"
+BEST_ROUND = "best-round"
+SNAPSHOT = "snapshot"
+USE_BEST = "use-best"
+PARTITION_ID = "partition-id"
+
+
+class ClientReplyError(RuntimeError):
+    r"""A SuperNode answered with an error, or not at all, or with a reply
+    the server cannot use; the run stops (a partial aggregation would not
+    give the simulation's numbers)."""
+
+
+def to_content(payload: Payload, control: Mapping[str, int | bool]) -> Any:
+    r"""The ``RecordDict`` carrying ``payload`` and the control values."""
+    from flwr.app import ConfigRecord
+
+    content = payload_to_recorddict(payload)
+    content[CONTROL] = ConfigRecord(dict(control))
+    return content
+
+
+def from_content(content: Any) -> tuple[Payload, dict[str, Any]]:
+    r"""Inverse of :func:`to_content`: the payload and the control values
+    (``{}`` when the message has no control record)."""
+    control = dict(content[CONTROL]) if CONTROL in content else {}
+    return recorddict_to_payload(content), control
+
+
+__all__ = [
+    "REGISTER",
+    "TRAIN",
+    "EVALUATE",
+    "CONTROL",
+    "SERVER_ROUND",
+    "BEST_ROUND",
+    "SNAPSHOT",
+    "USE_BEST",
+    "PARTITION_ID",
+    "ClientReplyError",
+    "to_content",
+    "from_content",
+]

@@ -1,0 +1,164 @@
+r"""The fedgraph ``ServerApp``: a fedgraph
+:class:`~fedgraph.federated.Strategy` driven over Flower's ``Grid`` by the
+shared round loop (:func:`~fedgraph.runtime.flower.loop.run_federation`)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from logging import INFO
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from fedgraph.federated.base import Strategy
+from fedgraph.runtime.flower.config import FlowerRunSettings
+from fedgraph.runtime.flower.loop import run_federation
+from fedgraph.runtime.flower.transport import GridTransport
+from fedgraph.runtime.simulation import SimulationResult
+
+#: ``f(settings) -> (strategy, number of clients)``.
+StrategyBuilder = Callable[[FlowerRunSettings], tuple[Strategy, int]]
+
+
+def build_kge_strategy(cfg: FlowerRunSettings) -> tuple[Strategy, int]:
+    r"""The strategy of ``cfg.algorithm`` (its ``kge_algorithms`` builder,
+    given the vocabulary and no shards) and the number of clients. The data
+    is opened only for what the run config does not give: the global entity
+    count (``num-entities``) and the number of clients (``num-clients``)."""
+    from fedgraph.federated.kge_setup import build_kge_federation
+    from fedgraph.partition.shard import FederatedKG
+
+    num_entities, num_clients = cfg.num_entities, cfg.num_clients
+    if not (num_entities and num_clients):
+        from fedgraph.runtime.flower.client_app import load_federation
+
+        fed = load_federation(cfg.data)
+        num_entities = num_entities or fed.num_entities
+        num_clients = num_clients or fed.num_clients
+    vocabulary = FederatedKG([], num_entities, 0)
+    strategy, _ = build_kge_federation(cfg.algorithm, vocabulary, cfg.settings)
+    return strategy, num_clients
+
+
+def write_outputs(
+    out: str | os.PathLike[str],
+    cfg: FlowerRunSettings,
+    strategy: Strategy,
+    res: SimulationResult,
+) -> Path:
+    r"""``OUT/results.json`` (the :func:`fedgraph.eval.write_results` format
+    of ``fedgraph train``) and ``OUT/server.pt`` (the strategy's state after
+    the run: the best round's when it was tested)."""
+    from fedgraph.eval import write_results
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    client_rows = [
+        {"client": c, "n_test": int(m.get("n_triples", 0)), **m}
+        for c, m in sorted(res.test_clients.items())
+    ]
+    for row in client_rows:
+        row.pop("n_triples", None)
+    split_global = {k[7:]: v for k, v in res.test.items() if k.startswith("global_")}
+    path = write_results(
+        out / "results.json",
+        weighted={k: v for k, v in res.test.items() if not k.startswith("global_")},
+        **({"weighted_global": split_global} if split_global else {}),
+        clients=client_rows,
+        rounds=res.rounds,
+        seconds_per_round=res.seconds_per_round,
+        comm=res.comm,
+        settings={**cfg.to_dict(), "runtime": "flower", "strategy": repr(strategy)},
+        history=res.history,
+        best_round=res.best_round,
+        best_valid=res.best_valid,
+        seconds_per_eval=res.seconds_per_eval,
+        stopped_early=res.stopped_early,
+        comm_per_round={str(k): v for k, v in res.comm_per_round.items()},
+    )
+    round_ = res.best_round if res.test else res.rounds
+    torch.save({"round": round_, "strategy": strategy.state_dict()}, out / "server.pt")
+    return path
+
+
+def _log_round(entry: Mapping[str, Any]) -> None:
+    from flwr.common.logger import log
+
+    line = f"[fedgraph] round {entry['round']}: clients {entry['clients']}"
+    if "train" in entry and "loss" in entry["train"]:
+        line += f", train loss {entry['train']['loss']:.4f}"
+    if "valid" in entry:
+        line += ", valid " + json.dumps(
+            {k: round(v, 4) for k, v in entry["valid"].items()}
+        )
+    log(INFO, line)
+
+
+def run_server(
+    grid: Any,
+    run_config: Mapping[str, Any],
+    *,
+    build_strategy: StrategyBuilder = build_kge_strategy,
+    progress: bool = False,
+) -> tuple[Strategy, SimulationResult]:
+    r"""Builds the strategy of ``run_config`` and runs the federation over
+    ``grid``; writes ``results.json`` when the run config sets ``out``.
+    Returns the strategy and the :class:`~fedgraph.runtime.SimulationResult`."""
+    cfg = FlowerRunSettings.from_run_config(run_config)
+    if cfg.threads > 0:
+        torch.set_num_threads(cfg.threads)
+    strategy, num_clients = build_strategy(cfg)
+    transport = GridTransport(
+        grid,
+        num_clients,
+        reply_timeout=cfg.reply_timeout or None,
+        connect_timeout=cfg.connect_timeout,
+    )
+    res = run_federation(
+        strategy,
+        transport,
+        num_rounds=cfg.num_rounds,
+        fraction=cfg.fraction,
+        eval_every=cfg.eval_every,
+        patience=cfg.patience,
+        monitor=cfg.monitor,
+        seed=cfg.settings.seed,
+        progress=progress,
+        test=cfg.test,
+        on_round=_log_round,
+    )
+    if cfg.out:
+        path = write_outputs(cfg.out, cfg, strategy, res)
+        from flwr.common.logger import log
+
+        log(INFO, f"[fedgraph] test {json.dumps(res.test)}; results in {path}")
+    return strategy, res
+
+
+def make_server_app(build_strategy: StrategyBuilder = build_kge_strategy) -> Any:
+    r"""A ``flwr.serverapp.ServerApp`` whose ``main`` is :func:`run_server`."""
+    from flwr.app import Context
+    from flwr.serverapp import Grid, ServerApp
+
+    app = ServerApp()
+
+    @app.main()
+    def main(grid: Grid, context: Context) -> None:
+        run_server(grid, context.run_config, build_strategy=build_strategy)
+
+    return app
+
+
+#: The ``ServerApp`` of ``[tool.flwr.app.components] serverapp``.
+app = make_server_app()
+
+__all__ = [
+    "app",
+    "make_server_app",
+    "run_server",
+    "build_kge_strategy",
+    "write_outputs",
+]

@@ -1,0 +1,191 @@
+r"""The :class:`~fedgraph.runtime.flower.loop.Transport` over a Flower
+``Grid``: payloads travel as ``Message`` records to the SuperNodes."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from fedgraph.federated.payload import Payload
+from fedgraph.runtime.flower.loop import Transport
+from fedgraph.runtime.flower.protocol import (
+    BEST_ROUND,
+    EVALUATE,
+    PARTITION_ID,
+    REGISTER,
+    SERVER_ROUND,
+    SNAPSHOT,
+    TRAIN,
+    USE_BEST,
+    ClientReplyError,
+    from_content,
+    to_content,
+)
+
+
+class GridTransport(Transport):
+    r"""Sends fedgraph payloads to the SuperNodes of a Flower ``Grid``.
+
+    Flower node ids are random; clients are known by the ``partition-id``
+    each one reports when it registers. Every message also tells the client
+    the best validation round so far, so that each client keeps its own
+    best-round state (in its ``context.state``) for the final test pass —
+    the server never holds client parameters.
+
+    Args:
+        grid (flwr.serverapp.Grid): the grid of the running ``ServerApp``.
+        num_clients (int): SuperNodes to wait for; each must report a
+            distinct ``partition-id`` in ``[0, num_clients)``.
+        reply_timeout (float, optional): seconds to wait for the replies of
+            one exchange (``None``: no limit). (default: :obj:`None`)
+        connect_timeout (float, optional): seconds to wait until
+            ``num_clients`` nodes are connected. (default: :obj:`120`)
+    """
+
+    def __init__(
+        self,
+        grid: Any,
+        num_clients: int,
+        *,
+        reply_timeout: float | None = None,
+        connect_timeout: float = 120.0,
+    ) -> None:
+        if num_clients < 1:
+            raise ValueError(f"`num_clients` must be positive (got {num_clients})")
+        self.grid = grid
+        self.num_clients = int(num_clients)
+        self.reply_timeout = reply_timeout
+        self.connect_timeout = float(connect_timeout)
+        self.nodes: dict[int, int] = {}  # client id -> node id
+        self.best_round = 0
+        self.use_best = False
+
+    # ------------------------------------------------------------ helpers
+    def _wait_for_nodes(self) -> list[int]:
+        deadline = time.monotonic() + self.connect_timeout
+        while True:
+            nodes = sorted(int(n) for n in self.grid.get_node_ids())
+            if len(nodes) >= self.num_clients:
+                return nodes
+            if time.monotonic() >= deadline:
+                raise ClientReplyError(
+                    f"Only {len(nodes)} of {self.num_clients} SuperNodes connected "
+                    f"within {self.connect_timeout:.0f} s; the run stops."
+                )
+            time.sleep(1.0)
+
+    def _send(
+        self, message_type: str, server_round: int, contents: Mapping[int, Any]
+    ) -> dict[int, Any]:
+        r"""node id → content; returns node id → reply message, all present
+        and error-free."""
+        from flwr.app import Message
+
+        messages = [
+            Message(content, node, message_type, group_id=str(server_round))
+            for node, content in contents.items()
+        ]
+        replies: dict[int, Any] = {}
+        for reply in self.grid.send_and_receive(messages, timeout=self.reply_timeout):
+            node = int(reply.metadata.src_node_id)
+            if reply.has_error():
+                who = self._who(node)
+                raise ClientReplyError(
+                    f"{who} failed on '{message_type}' in round {server_round}: "
+                    f"{reply.error.reason} (code {reply.error.code}); the run stops."
+                )
+            replies[node] = reply
+        missing = [self._who(n) for n in contents if n not in replies]
+        if missing:
+            raise ClientReplyError(
+                f"No '{message_type}' reply from {', '.join(missing)} in round "
+                f"{server_round} (reply timeout {self.reply_timeout}); the run stops."
+            )
+        return replies
+
+    def _who(self, node: int) -> str:
+        for c, n in self.nodes.items():
+            if n == node:
+                return f"client {c} (node {node})"
+        return f"node {node}"
+
+    def _control(self, server_round: int, **extra: int | bool) -> dict[str, int | bool]:
+        return {SERVER_ROUND: server_round, BEST_ROUND: self.best_round, **extra}
+
+    def _exchange(
+        self,
+        message_type: str,
+        server_round: int,
+        payloads: Mapping[int, Payload],
+        **extra: int | bool,
+    ) -> dict[int, Payload]:
+        unknown = [c for c in payloads if c not in self.nodes]
+        if unknown:
+            raise ClientReplyError(f"Clients {unknown} never registered")
+        control = self._control(server_round, **extra)
+        replies = self._send(
+            message_type,
+            server_round,
+            {self.nodes[c]: to_content(p, control) for c, p in payloads.items()},
+        )
+        # In the order of the payloads: the strategy aggregates in this order.
+        return {c: from_content(replies[self.nodes[c]].content)[0] for c in payloads}
+
+    # ------------------------------------------------------------ Transport
+    def client_ids(self) -> list[int]:
+        return sorted(self.nodes)
+
+    def register(self) -> dict[int, Payload]:
+        nodes = self._wait_for_nodes()
+        replies = self._send(
+            REGISTER, 0, {n: to_content(Payload(), self._control(0)) for n in nodes}
+        )
+        regs: dict[int, tuple[int, Payload]] = {}
+        for node in nodes:
+            payload, control = from_content(replies[node].content)
+            cid = control.get(PARTITION_ID)
+            if not isinstance(cid, int) or not 0 <= cid < self.num_clients:
+                raise ClientReplyError(
+                    f"Node {node} registered with partition id {cid!r}; expected "
+                    f"one of 0 … {self.num_clients - 1}."
+                )
+            if cid in regs:
+                raise ClientReplyError(
+                    f"Nodes {regs[cid][0]} and {node} both registered as client "
+                    f"{cid}: give each SuperNode its own --node-config "
+                    '"partition-id=K".'
+                )
+            regs[cid] = (node, payload)
+        if len(regs) != self.num_clients:
+            absent = sorted(set(range(self.num_clients)) - set(regs))
+            raise ClientReplyError(f"No SuperNode registered as clients {absent}")
+        self.nodes = {c: regs[c][0] for c in sorted(regs)}
+        return {c: regs[c][1] for c in sorted(regs)}
+
+    def fit(
+        self, server_round: int, payloads: Mapping[int, Payload]
+    ) -> dict[int, Payload]:
+        return self._exchange(TRAIN, server_round, payloads)
+
+    def evaluate(
+        self, server_round: int, payloads: Mapping[int, Payload], split: str
+    ) -> dict[int, Payload]:
+        return self._exchange(
+            EVALUATE,
+            server_round,
+            payloads,
+            **{
+                SNAPSHOT: split == "valid" and not self.use_best,
+                USE_BEST: self.use_best,
+            },
+        )
+
+    def keep_best(self, server_round: int) -> None:
+        self.best_round = int(server_round)
+
+    def restore_best(self) -> None:
+        self.use_best = True
+
+
+__all__ = ["GridTransport"]
