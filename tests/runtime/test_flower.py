@@ -33,6 +33,7 @@ from fedgraph.runtime.flower import (  # noqa: E402
     FlowerRunSettings,
     InProcessTransport,
     LocalGrid,
+    build_kge_strategy,
     run_federation,
     run_local,
     run_server,
@@ -318,3 +319,24 @@ def test_client_errors_stop_the_server_with_the_reason(partition, tmp_path):
     msg = Message(to_content(Payload(), {}), 1000, "query.register")
     (reply,) = grid.send_and_receive([msg])
     assert reply.has_error() and "`algorithm`" in reply.error.reason
+    # A node that lost its context.state (never registered, or restarted)
+    # refuses to train from scratch.
+    grid = LocalGrid(client_app, [{"partition-id": i} for i in range(3)], cfg)
+    msg = Message(to_content(Payload(), {}), 1000, "train")
+    (reply,) = grid.send_and_receive([msg])
+    assert reply.has_error() and "holds no state" in reply.error.reason
+
+
+def test_server_needs_no_data_when_the_run_config_gives_the_sizes():
+    cfg = FlowerRunSettings.from_run_config(
+        {
+            "data": "/nonexistent/partition",
+            "algorithm": "fedlu",
+            "num-entities": 15,
+            "num-clients": 3,
+            "dim": 8,
+        }
+    )
+    strategy, num_clients = build_kge_strategy(cfg)
+    assert num_clients == 3 and strategy.table.shape == (15, 8)
+    assert strategy.mu_distill == 2.0

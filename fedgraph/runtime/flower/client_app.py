@@ -30,6 +30,7 @@ from fedgraph.runtime.flower.config import FlowerRunSettings, partition_id
 from fedgraph.runtime.flower.protocol import (
     BEST_ROUND,
     PARTITION_ID,
+    REGISTER,
     SERVER_ROUND,
     SNAPSHOT,
     USE_BEST,
@@ -110,6 +111,13 @@ def make_client_app(build_client: ClientBuilder = build_kge_client) -> Any:
         state = load_state(context.state, CURRENT)
         if state is not None:
             client.load_state_dict(state)
+        elif message.metadata.message_type != REGISTER:
+            raise RuntimeError(
+                f"Client {cid} holds no state for this run: it never registered, "
+                "or its SuperNode was restarted (context.state is kept in the "
+                "SuperNode's memory); training on would silently start from "
+                "scratch, so the run stops."
+            )
         return client, cid, payload, control
 
     def reply(message: Message, payload: Any, **control: int | bool) -> Message:
