@@ -2,6 +2,7 @@ r"""The in-process federated round loop."""
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 import random
@@ -292,7 +293,8 @@ def run_simulation(
                 ckpt / LAST,
             )
         elif improved:
-            best_state = _models_state(strategy, clients)
+            # A deep copy: state_dicts may share live tensors (optimiser state).
+            best_state = copy.deepcopy(_models_state(strategy, clients))
         bar.update(1)
         if on_round is not None:
             on_round(entry)

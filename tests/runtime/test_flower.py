@@ -340,3 +340,17 @@ def test_server_needs_no_data_when_the_run_config_gives_the_sizes():
     strategy, num_clients = build_kge_strategy(cfg)
     assert num_clients == 3 and strategy.table.shape == (15, 8)
     assert strategy.mu_distill == 2.0
+
+
+def test_in_memory_best_state_equals_checkpointed_best_state(partition, tmp_path):
+    # Without a checkpoint folder the best round's state is kept in memory: it
+    # must be a copy (optimiser tensors included), not a view of live state.
+    _, mem_clients, mem = simulate(partition, "fedlu")
+    _, ckpt_clients, ckpt = simulate(partition, "fedlu", checkpoint_dir=tmp_path / "c")
+    assert mem.best_round == ckpt.best_round < ROUNDS
+    for c in mem_clients:
+        a, a_skeleton = flatten_state(mem_clients[c].state_dict())
+        b, b_skeleton = flatten_state(ckpt_clients[c].state_dict())
+        assert a_skeleton == b_skeleton and a.keys() == b.keys()
+        for key, value in a.items():
+            assert torch.equal(value, b[key]), (c, key)
