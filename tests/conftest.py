@@ -28,6 +28,17 @@ def _seed_and_threads():
     yield
 
 
+@pytest.fixture
+def one_thread():
+    r"""One intra-op thread for the test (tiny tensors: faster, and far faster
+    on a busy machine); modules opt in with
+    ``pytestmark = pytest.mark.usefixtures("one_thread")``."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):
     # Processed caches of tests never touch the user's cache.

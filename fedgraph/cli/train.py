@@ -123,7 +123,6 @@ def _load_federation(data: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from fedgraph.eval import write_results
     from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
     from fedgraph.runtime import run_simulation
 
@@ -245,29 +244,7 @@ def run(args: argparse.Namespace) -> int:
     if not res.test:
         print(f"stopped after round {res.rounds}; continue with --resume", flush=True)
         return 0
-    client_rows = [
-        {"client": c, "n_test": int(m.pop("n_triples", 0)), **m}
-        for c, m in sorted(res.test_clients.items())
-    ]
-    # Two-model methods (FedLU): the global model's metrics are `global_*`.
-    split_global = {k[7:]: v for k, v in res.test.items() if k.startswith("global_")}
-    extra_global = {"weighted_global": split_global} if split_global else {}
-    path = write_results(
-        out / "results.json",
-        weighted={k: v for k, v in res.test.items() if not k.startswith("global_")},
-        **extra_global,
-        clients=client_rows,
-        rounds=res.rounds,
-        seconds_per_round=res.seconds_per_round,
-        comm=res.comm,
-        settings=meta,
-        history=res.history,
-        best_round=res.best_round,
-        best_valid=res.best_valid,
-        seconds_per_eval=res.seconds_per_eval,
-        stopped_early=res.stopped_early,
-        comm_per_round={str(k): v for k, v in res.comm_per_round.items()},
-    )
+    path = res.write_results(out / "results.json", settings=meta)
     w = res.test
     print(
         f"{algorithm} on {args.data}: test mrr {w['mrr']:.4f} hits@1 {w['hits@1']:.4f} "

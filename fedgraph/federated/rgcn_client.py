@@ -159,7 +159,9 @@ class RGCNClient(Client):
             parts["gp"] = float(gp.detach())
         return loss, parts, penalty
 
-    def _backward(self, loss: Tensor, penalty: Tensor | None, clip: float | None) -> float:
+    def _backward(
+        self, loss: Tensor, penalty: Tensor | None, clip: float | None
+    ) -> float:
         r"""Accumulates the gradient of ``loss + penalty`` into ``.grad``, the
         penalty's part rescaled to 2-norm at most ``clip`` (over all
         parameters) when ``clip`` is set. Returns the penalty gradient's
@@ -174,11 +176,14 @@ class RGCNClient(Client):
         grads = torch.autograd.grad(
             penalty, params, retain_graph=True, allow_unused=True
         )
-        grads = [torch.zeros_like(p) if g is None else g for p, g in zip(params, grads)]
+        grads = [
+            torch.zeros_like(p) if g is None else g
+            for p, g in zip(params, grads, strict=True)
+        ]
         norm = float(torch.sqrt(sum((g.detach() ** 2).sum() for g in grads)))
         scale = min(1.0, clip / (norm + 1e-12))
         loss.backward()
-        for p, g in zip(params, grads):
+        for p, g in zip(params, grads, strict=True):
             p.grad.add_(g.detach(), alpha=scale)
         return norm
 
@@ -198,7 +203,9 @@ class RGCNClient(Client):
             opt.zero_grad()
             loss, parts, penalty = self.local_loss(cfg, global_bases, peers)
             clip = cfg.get(LIPSCHITZ_CLIP)
-            gp_norm = self._backward(loss, penalty, None if clip is None else float(clip))
+            gp_norm = self._backward(
+                loss, penalty, None if clip is None else float(clip)
+            )
             if penalty is not None:
                 parts["gp_grad_norm"] = gp_norm
             opt.step()

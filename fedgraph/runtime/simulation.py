@@ -64,6 +64,43 @@ class SimulationResult:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def write_results(
+        self, path: str | os.PathLike[str], settings: Mapping[str, Any]
+    ) -> Path:
+        r"""Writes ``path`` in the :func:`fedgraph.eval.write_results` format:
+        the best round's test metrics as ``weighted`` (two-model methods such
+        as FedLU: the ``global_*`` ones as ``weighted_global``), one row per
+        client with its ``n_test`` triples, the learning curve and the
+        communication totals (overall and per round)."""
+        from fedgraph.eval import write_results
+
+        client_rows = []
+        for c, m in sorted(self.test_clients.items()):
+            row = {"client": c, "n_test": int(m.get("n_triples", 0)), **m}
+            row.pop("n_triples", None)
+            client_rows.append(row)
+        split_global = {
+            k[7:]: v for k, v in self.test.items() if k.startswith("global_")
+        }
+        return write_results(
+            path,
+            weighted={
+                k: v for k, v in self.test.items() if not k.startswith("global_")
+            },
+            **({"weighted_global": split_global} if split_global else {}),
+            clients=client_rows,
+            rounds=self.rounds,
+            seconds_per_round=self.seconds_per_round,
+            comm=self.comm,
+            settings=settings,
+            history=self.history,
+            best_round=self.best_round,
+            best_valid=self.best_valid,
+            seconds_per_eval=self.seconds_per_eval,
+            stopped_early=self.stopped_early,
+            comm_per_round={str(k): v for k, v in self.comm_per_round.items()},
+        )
+
 
 def sample_clients(
     client_ids: list[int], fraction: float, server_round: int, seed: int

@@ -5,14 +5,7 @@ from fedgraph.eval.metrics import LinkPredState
 from fedgraph.eval.ranking import TripleFilter, rank_triples, realistic_ranks
 from fedgraph.models.kge import DistMult, TransE
 
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    # Tiny tensors: one intra-op thread is faster, and far faster on a busy box.
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def line_model():

@@ -6,14 +6,7 @@ import torch
 from fedgraph.eval.metrics import LinkPredState
 from fedgraph.eval.results import read_results, summarize, write_results
 
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    # Tiny tensors: one intra-op thread is faster, and far faster on a busy box.
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def test_summarize_and_write(tmp_path):

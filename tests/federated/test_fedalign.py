@@ -205,13 +205,13 @@ def test_penalty_gradient_is_clipped_to_norm(clip):
     g_loss = torch.autograd.grad(loss, params, retain_graph=True, allow_unused=True)
     g_pen = torch.autograd.grad(penalty, params, allow_unused=True)
     zeros = [torch.zeros_like(p) for p in params]
-    g_loss = [z if a is None else a for z, a in zip(zeros, g_loss)]
-    g_pen = [z if a is None else a for z, a in zip(zeros, g_pen)]
+    g_loss = [z if a is None else a for z, a in zip(zeros, g_loss, strict=True)]
+    g_pen = [z if a is None else a for z, a in zip(zeros, g_pen, strict=True)]
     norm = float(torch.sqrt(sum((a**2).sum() for a in g_pen)))
     assert norm > 1e-3  # the toy penalty is active: the small clip binds
     scale = min(1.0, clip / norm)
     c.model.zero_grad()
     loss, _, penalty = c.local_loss(cfg, {}, [])
     assert c._backward(loss, penalty, clip) == pytest.approx(norm, rel=1e-5)
-    for p, a, b in zip(params, g_loss, g_pen):
+    for p, a, b in zip(params, g_loss, g_pen, strict=True):
         torch.testing.assert_close(p.grad, a + scale * b)

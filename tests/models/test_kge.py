@@ -12,14 +12,7 @@ from fedgraph.models.kge import (
     resolve_model,
 )
 
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    # Tiny tensors: one intra-op thread is faster, and far faster on a busy box.
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def _set(model, ent, rel):

@@ -77,5 +77,5 @@ def test_candidate_blocks_give_identical_distances_and_gradients(monkeypatch):
     # Distances are bit-identical; the query gradient sums the blocks in
     # another order (float rounding only).
     assert torch.equal(results[0][0], results[1][0])
-    for a, b in zip(results[0][1:], results[1][1:]):
+    for a, b in zip(results[0][1:], results[1][1:], strict=True):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-4)

@@ -7,13 +7,7 @@ from fedgraph.models.kge import RotatE
 from fedgraph.models.kge import modulus as modulus_mod
 from fedgraph.models.kge.modulus import EPS, modulus_distance
 
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def _data(b=37, c=23, k=8, dtype=torch.float32):

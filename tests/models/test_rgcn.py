@@ -51,7 +51,9 @@ def test_layers_equal_rgcnconv(conv):
     slow = RGCN(6, 4, 2, hidden_channels=8, num_bases=3, conv="pyg")
     slow.load_state_dict(model.state_dict())
     assert isinstance(slow.conv1, RGCNConv)
-    torch.testing.assert_close(model(edge_index, edge_type), slow(edge_index, edge_type))
+    torch.testing.assert_close(
+        model(edge_index, edge_type), slow(edge_index, edge_type)
+    )
 
 
 def test_hand_computed_layer():

@@ -29,7 +29,7 @@ def test_equals_rgcnconv_forward_and_backward(onehot, num_bases):
     w = torch.randn_like(out)
     g_ref = torch.autograd.grad((out_ref * w).sum(), list(ref.parameters()))
     g = torch.autograd.grad((out * w).sum(), list(ours.parameters()))
-    for a, b in zip(g, g_ref):
+    for a, b in zip(g, g_ref, strict=True):
         torch.testing.assert_close(a, b)
 
 
@@ -55,9 +55,11 @@ def test_double_backward_matches_rgcnconv():
     x = torch.randn(40, 5, requires_grad=True)
     grads = []
     for conv in (ref, ours):
-        (gx,) = torch.autograd.grad(conv(x, edge_index, edge_type).tanh().sum(), x, create_graph=True)
+        (gx,) = torch.autograd.grad(
+            conv(x, edge_index, edge_type).tanh().sum(), x, create_graph=True
+        )
         grads.append(torch.autograd.grad(gx.norm(), list(conv.parameters())))
-    for a, b in zip(*grads):
+    for a, b in zip(*grads, strict=True):
         torch.testing.assert_close(a, b)
 
 

@@ -62,11 +62,8 @@ SETTINGS = dict(
 
 
 @pytest.fixture(autouse=True)
-def _one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
+def _fresh_federation_cache(one_thread):
     yield
-    torch.set_num_threads(threads)
     load_federation.cache_clear()
 
 

@@ -7,14 +7,7 @@ from fedgraph.models import NegativeSampler, SigmoidNSLoss, TransE
 from fedgraph.runtime.baselines import run_baseline
 from fedgraph.runtime.kge_trainer import KGETrainer, train_epochs
 
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    # Tiny tensors: one intra-op thread is faster, and far faster on a busy box.
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def random_graph(n_ent=20, n_rel=3, n=200, seed=0):

@@ -100,7 +100,11 @@ class GatherRGCNConv(RGCNConv):
             # unbind, not weight[r]: one backward op instead of a zero-filled
             # [R, d_in, d_out] gradient per relation; empty relations skipped.
             blocks = x.index_select(0, src).split(counts)
-            parts = [b @ w for b, w, n in zip(blocks, weight.unbind(0), counts) if n]
+            parts = [
+                b @ w
+                for b, w, n in zip(blocks, weight.unbind(0), counts, strict=True)
+                if n
+            ]
             msg = torch.cat(parts) if parts else x.new_zeros(0, self.out_channels)
         msg = msg * norm.to(msg.dtype).unsqueeze(-1)
         out = msg.new_zeros(num_nodes, self.out_channels).index_add_(0, dst, msg)

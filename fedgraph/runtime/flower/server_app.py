@@ -52,32 +52,11 @@ def write_outputs(
     r"""``OUT/results.json`` (the :func:`fedgraph.eval.write_results` format
     of ``fedgraph train``) and ``OUT/server.pt`` (the strategy's state after
     the run: the best round's when it was tested)."""
-    from fedgraph.eval import write_results
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    client_rows = [
-        {"client": c, "n_test": int(m.get("n_triples", 0)), **m}
-        for c, m in sorted(res.test_clients.items())
-    ]
-    for row in client_rows:
-        row.pop("n_triples", None)
-    split_global = {k[7:]: v for k, v in res.test.items() if k.startswith("global_")}
-    path = write_results(
+    path = res.write_results(
         out / "results.json",
-        weighted={k: v for k, v in res.test.items() if not k.startswith("global_")},
-        **({"weighted_global": split_global} if split_global else {}),
-        clients=client_rows,
-        rounds=res.rounds,
-        seconds_per_round=res.seconds_per_round,
-        comm=res.comm,
         settings={**cfg.to_dict(), "runtime": "flower", "strategy": repr(strategy)},
-        history=res.history,
-        best_round=res.best_round,
-        best_valid=res.best_valid,
-        seconds_per_eval=res.seconds_per_eval,
-        stopped_early=res.stopped_early,
-        comm_per_round={str(k): v for k, v in res.comm_per_round.items()},
     )
     round_ = res.best_round if res.test else res.rounds
     torch.save({"round": round_, "strategy": strategy.state_dict()}, out / "server.pt")
