@@ -1,10 +1,23 @@
 r"""Runtimes that drive :mod:`fedgraph.federated` strategies and clients."""
 
-from fedgraph.runtime.simulation import (
-    SimulationResult,
-    evaluate_round,
-    run_simulation,
+from fedgraph.runtime.loop import (
+    LoopState,
+    evaluate_clients,
+    run_federation,
     sample_clients,
 )
+from fedgraph.runtime.result import SimulationResult
+from fedgraph.runtime.simulation import evaluate_round, run_simulation
+from fedgraph.runtime.transport import InProcessTransport, Transport
 
-__all__ = ["run_simulation", "SimulationResult", "sample_clients", "evaluate_round"]
+__all__ = [
+    "run_simulation",
+    "run_federation",
+    "SimulationResult",
+    "LoopState",
+    "Transport",
+    "InProcessTransport",
+    "sample_clients",
+    "evaluate_round",
+    "evaluate_clients",
+]

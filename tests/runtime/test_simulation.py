@@ -2,13 +2,28 @@ r"""The round loop on a toy federation: linear regression clients under
 FedAvg / FedProx (hand-checkable, fast), sampling, early stopping, comm
 ledger and resume determinism."""
 
+import random
+import shutil
 from collections.abc import Mapping
+from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
 from fedgraph.federated import Client, FedAvg, FedProx, Payload
-from fedgraph.runtime import run_simulation, sample_clients
+from fedgraph.runtime import (
+    InProcessTransport,
+    LoopState,
+    run_federation,
+    run_simulation,
+    sample_clients,
+)
+
+#: ``last.pt``/``best.pt`` written after round 3 of :func:`_resumable_run` by
+#: ``run_simulation`` as it was before it ran on the shared round loop
+#: (commit f091737), with the global RNGs seeded by :func:`_seed_globals`.
+LEGACY_CHECKPOINT = Path(__file__).parent / "checkpoint_f091737"
 
 
 class ToyClient(Client):
@@ -157,31 +172,25 @@ def test_early_stopping_and_best_round():
     assert sorted(res.test_clients) == [0, 1]
 
 
-@pytest.mark.parametrize("kill_after", [1, 3, 4])
-def test_resume_gives_identical_numbers(tmp_path, kill_after):
-    def run(ckpt, stop_after=None, resume=False, clients=None):
-        clients = clients or _fed(3)
-        strat = FedProx({"w": torch.zeros(3)}, proximal_mu=0.01)
-        return run_simulation(
-            strat,
-            clients,
-            num_rounds=7,
-            fraction=0.67,
-            eval_every=2,
-            patience=10,
-            monitor="score",
-            seed=3,
-            checkpoint_dir=ckpt,
-            resume=resume,
-            progress=False,
-            stop_after=stop_after,
-        ), strat
+def _resumable_run(ckpt, stop_after=None, resume=False):
+    strat = FedProx({"w": torch.zeros(3)}, proximal_mu=0.01)
+    return run_simulation(
+        strat,
+        _fed(3),
+        num_rounds=7,
+        fraction=0.67,
+        eval_every=2,
+        patience=10,
+        monitor="score",
+        seed=3,
+        checkpoint_dir=ckpt,
+        resume=resume,
+        progress=False,
+        stop_after=stop_after,
+    ), strat
 
-    ref, ref_strat = run(tmp_path / "ref")
-    partial, _ = run(tmp_path / "cut", stop_after=kill_after)
-    assert partial.rounds == kill_after
-    # a fresh process: new objects, state only from disk
-    resumed, strat = run(tmp_path / "cut", resume=True)
+
+def _assert_same_run(resumed, strat, ref, ref_strat):
     torch.testing.assert_close(strat.arrays["w"], ref_strat.arrays["w"], rtol=0, atol=0)
     assert resumed.test == ref.test and resumed.test_clients == ref.test_clients
     assert resumed.best_round == ref.best_round and resumed.comm == ref.comm
@@ -189,3 +198,86 @@ def test_resume_gives_identical_numbers(tmp_path, kill_after):
     assert [
         {k: v for k, v in h.items() if "seconds" not in k} for h in resumed.history
     ] == strip
+
+
+@pytest.mark.parametrize("kill_after", [1, 3, 4])
+def test_resume_gives_identical_numbers(tmp_path, kill_after):
+    ref, ref_strat = _resumable_run(tmp_path / "ref")
+    partial, _ = _resumable_run(tmp_path / "cut", stop_after=kill_after)
+    assert partial.rounds == kill_after
+    # a fresh process: new objects, state only from disk
+    resumed, strat = _resumable_run(tmp_path / "cut", resume=True)
+    _assert_same_run(resumed, strat, ref, ref_strat)
+
+
+def test_resuming_the_loop_needs_load_best():
+    with pytest.raises(ValueError, match="`start` needs `load_best`"):
+        run_federation(
+            FedAvg({"w": torch.zeros(3)}),
+            InProcessTransport(_fed(2)),
+            num_rounds=2,
+            start=LoopState(round=1),
+        )
+
+
+@pytest.fixture
+def _restore_global_rngs():
+    state = torch.get_rng_state(), random.getstate(), np.random.get_state()
+    yield
+    torch.set_rng_state(state[0])
+    random.setstate(state[1])
+    np.random.set_state(state[2])
+
+
+def _seed_globals(seed=1234):
+    torch.manual_seed(seed)
+    random.seed(seed)
+    np.random.seed(seed)
+
+
+def _assert_same_checkpoint(a, b, where=""):
+    r"""Equal keys in the same order, types, dtypes and values; wall-clock
+    ``*seconds*`` entries aside."""
+    assert type(a) is type(b), where
+    if isinstance(a, dict):
+        assert list(a) == list(b), where
+        for k in a:
+            if "seconds" not in str(k):
+                _assert_same_checkpoint(a[k], b[k], f"{where}/{k}")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _assert_same_checkpoint(x, y, f"{where}[{i}]")
+    elif isinstance(a, torch.Tensor):
+        assert a.dtype == b.dtype and torch.equal(a, b), where
+    elif isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and np.array_equal(a, b), where
+    else:
+        assert a == b, where
+
+
+@pytest.mark.usefixtures("_restore_global_rngs")
+def test_checkpoints_of_the_previous_runtime_resume_and_keep_their_format(tmp_path):
+    # Written now after round 3: the very files the old code wrote.
+    _seed_globals()
+    _resumable_run(tmp_path / "now", stop_after=3)
+    for name in ("last.pt", "best.pt"):
+        _assert_same_checkpoint(
+            torch.load(LEGACY_CHECKPOINT / name, weights_only=False),
+            torch.load(tmp_path / "now" / name, weights_only=False),
+        )
+    # A run killed under the old code resumes with the numbers of an
+    # uninterrupted run, and the global RNGs come back from last.pt (the toy
+    # federation draws nothing from them).
+    ref, ref_strat = _resumable_run(tmp_path / "ref")
+    shutil.copytree(LEGACY_CHECKPOINT, tmp_path / "old")
+    _seed_globals(0)
+    resumed, strat = _resumable_run(tmp_path / "old", resume=True)
+    _assert_same_run(resumed, strat, ref, ref_strat)
+    rng = torch.load(LEGACY_CHECKPOINT / "last.pt", weights_only=False)["rng"]
+    now = {
+        "torch": torch.get_rng_state(),
+        "python": random.getstate(),
+        "numpy": np.random.get_state(),
+    }
+    _assert_same_checkpoint(rng, now)

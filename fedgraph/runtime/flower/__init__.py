@@ -7,8 +7,9 @@ driven by a ``ServerApp`` over Flower's ``Grid`` and served by a
 
 * :mod:`~fedgraph.runtime.flower.server_app`: ``app``, :func:`run_server`;
 * :mod:`~fedgraph.runtime.flower.client_app`: ``app``, :func:`make_client_app`;
-* :mod:`~fedgraph.runtime.flower.loop`: the round loop over a
-  :class:`Transport` (:class:`GridTransport` or :class:`InProcessTransport`);
+* :mod:`~fedgraph.runtime.flower.transport`: :class:`GridTransport`, the
+  :class:`~fedgraph.runtime.Transport` of the shared round loop
+  (:func:`~fedgraph.runtime.run_federation`) over a ``Grid``;
 * :mod:`~fedgraph.runtime.flower.local`: :class:`LocalGrid`, the real apps
   in one process without a SuperLink.
 """
@@ -16,12 +17,6 @@ driven by a ``ServerApp`` over Flower's ``Grid`` and served by a
 from fedgraph.runtime.flower.client_app import build_kge_client, make_client_app
 from fedgraph.runtime.flower.config import FlowerRunSettings, partition_id
 from fedgraph.runtime.flower.local import LocalGrid, run_local
-from fedgraph.runtime.flower.loop import (
-    InProcessTransport,
-    Transport,
-    evaluate_clients,
-    run_federation,
-)
 from fedgraph.runtime.flower.protocol import ClientReplyError
 from fedgraph.runtime.flower.server_app import (
     build_kge_strategy,
@@ -29,6 +24,8 @@ from fedgraph.runtime.flower.server_app import (
     run_server,
 )
 from fedgraph.runtime.flower.transport import GridTransport
+from fedgraph.runtime.loop import evaluate_clients, run_federation
+from fedgraph.runtime.transport import InProcessTransport, Transport
 
 __all__ = [
     "FlowerRunSettings",

@@ -1,6 +1,6 @@
 r"""The fedgraph ``ServerApp``: a fedgraph
 :class:`~fedgraph.federated.Strategy` driven over Flower's ``Grid`` by the
-shared round loop (:func:`~fedgraph.runtime.flower.loop.run_federation`)."""
+shared round loop (:func:`~fedgraph.runtime.run_federation`)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import torch
 
 from fedgraph.federated.base import Strategy
 from fedgraph.runtime.flower.config import FlowerRunSettings
-from fedgraph.runtime.flower.loop import run_federation
 from fedgraph.runtime.flower.transport import GridTransport
-from fedgraph.runtime.simulation import SimulationResult
+from fedgraph.runtime.loop import run_federation
+from fedgraph.runtime.result import SimulationResult
 
 #: ``f(settings) -> (strategy, number of clients)``.
 StrategyBuilder = Callable[[FlowerRunSettings], tuple[Strategy, int]]

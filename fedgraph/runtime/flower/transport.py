@@ -1,4 +1,4 @@
-r"""The :class:`~fedgraph.runtime.flower.loop.Transport` over a Flower
+r"""The :class:`~fedgraph.runtime.Transport` over a Flower
 ``Grid``: payloads travel as ``Message`` records to the SuperNodes."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from fedgraph.federated.payload import Payload
-from fedgraph.runtime.flower.loop import Transport
 from fedgraph.runtime.flower.protocol import (
     BEST_ROUND,
     EVALUATE,
@@ -22,6 +21,7 @@ from fedgraph.runtime.flower.protocol import (
     from_content,
     to_content,
 )
+from fedgraph.runtime.transport import Transport
 
 
 class GridTransport(Transport):

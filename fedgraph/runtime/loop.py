@@ -1,0 +1,297 @@
+r"""The federated round loop, written once against a
+:class:`~fedgraph.runtime.Transport`.
+
+:func:`run_federation` makes every decision of a run: the clients of round
+``t`` (:func:`sample_clients`), ``configure_train`` → ``fit`` →
+``aggregate_train`` with every payload counted in a
+:class:`~fedgraph.federated.CommLedger`, training metrics merged by
+:func:`~fedgraph.federated.merge_metric_sums`, validation every
+``eval_every`` rounds and at the last one, early stopping on the weighted
+``monitor``, and a test pass on the best round's states. Two runtimes share it:
+
+* the Flower ``ServerApp``, over
+  :class:`~fedgraph.runtime.flower.GridTransport`;
+* :func:`~fedgraph.runtime.run_simulation`, over
+  :class:`~fedgraph.runtime.InProcessTransport`,
+  which adds checkpointing and resume through the loop's hooks (``start``,
+  ``checkpoint``, ``load_best``). The loop itself reads and writes no files.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from fedgraph.federated.aggregate import merge_metric_sums
+from fedgraph.federated.base import Strategy
+from fedgraph.federated.comm import CommLedger
+from fedgraph.federated.payload import Payload
+from fedgraph.runtime.result import SimulationResult
+from fedgraph.runtime.transport import Transport
+
+
+def sample_clients(
+    client_ids: list[int], fraction: float, server_round: int, seed: int
+) -> list[int]:
+    r"""The clients taking part in ``server_round``: ``max(1, round(F·K))``
+    of them, drawn without replacement by a generator seeded with
+    ``(seed, server_round)`` only (so a resumed run draws the same ones)."""
+    if not 0 < fraction <= 1:
+        raise ValueError(f"`fraction` must lie in (0, 1] (got {fraction})")
+    k = len(client_ids)
+    m = max(1, min(k, int(round(fraction * k))))
+    if m == k:
+        return sorted(client_ids)
+    gen = torch.Generator().manual_seed(int(seed) * 1_000_003 + int(server_round))
+    perm = torch.randperm(k, generator=gen)[:m].tolist()
+    return sorted(client_ids[i] for i in perm)
+
+
+@dataclass
+class LoopState:
+    r"""Where :func:`run_federation` stands after a round: what a checkpoint
+    must hold, besides the strategy, client and RNG states, to resume.
+
+    Attributes:
+        round (int): the last completed round (``0``: none yet).
+        finished (bool): the run has ended (last round or early stopping).
+        best_value (float): the best weighted validation ``monitor`` so far.
+        bad (int): evaluations since ``best_value`` last improved.
+        result (SimulationResult): history and best round so far.
+        ledger (CommLedger): every payload handed over so far.
+    """
+
+    round: int = 0
+    finished: bool = False
+    best_value: float = -math.inf
+    bad: int = 0
+    result: SimulationResult = field(default_factory=SimulationResult)
+    ledger: CommLedger = field(default_factory=CommLedger)
+
+
+def _exchange(
+    ledger: CommLedger,
+    server_round: int,
+    payloads: Mapping[int, Payload],
+    send: Callable[[Mapping[int, Payload]], dict[int, Payload]],
+) -> dict[int, Payload]:
+    for c, p in payloads.items():
+        ledger.record(server_round, c, "down", p)
+    replies = send(payloads)
+    for c, r in replies.items():
+        ledger.record(server_round, c, "up", r)
+    return {c: r.detach() for c, r in replies.items()}
+
+
+def evaluate_clients(
+    strategy: Strategy,
+    transport: Transport,
+    server_round: int,
+    split: str,
+    ledger: CommLedger,
+) -> tuple[dict[str, float], dict[int, dict[str, float]]]:
+    r"""One evaluation pass on ``split`` over every client: the weighted
+    metrics and the per-client ones."""
+    payloads = strategy.configure_evaluate(server_round, transport.client_ids(), split)
+    replies = _exchange(
+        ledger,
+        server_round,
+        payloads,
+        lambda p: transport.evaluate(server_round, p, split),
+    )
+    weighted = strategy.aggregate_evaluate(server_round, replies)
+    per_client = {}
+    for c, r in replies.items():
+        m = strategy.client_metrics(r)
+        m.update({k: v for k, v in r.metrics.items() if k.startswith("n_")})
+        per_client[c] = m
+    return weighted, per_client
+
+
+def run_federation(
+    strategy: Strategy,
+    transport: Transport,
+    *,
+    num_rounds: int,
+    fraction: float = 1.0,
+    eval_every: int = 5,
+    patience: int = 3,
+    monitor: str = "mrr",
+    seed: int = 0,
+    progress: bool = False,
+    test: bool = True,
+    on_round: Callable[[dict[str, Any]], None] | None = None,
+    start: LoopState | None = None,
+    checkpoint: Callable[[LoopState, bool], None] | None = None,
+    load_best: Callable[[], None] | None = None,
+    stop_after: int | None = None,
+) -> SimulationResult:
+    r"""Runs a federation over ``transport``.
+
+    Each round ``t = 1 … num_rounds``: sample ``F·K`` clients
+    (:func:`sample_clients`), ``configure_train`` → ``fit`` →
+    ``aggregate_train``; every ``eval_every`` rounds (and at the last round)
+    evaluate every client on ``"valid"`` and keep the round with the best
+    weighted ``monitor`` value; stop when it has not improved for
+    ``patience`` evaluations. The best round's strategy and client states
+    are then evaluated on ``"test"``.
+
+    The last four arguments are the hooks with which
+    :func:`~fedgraph.runtime.run_simulation` checkpoints and resumes; the
+    Flower server leaves them unset.
+
+    Args:
+        strategy (Strategy): the server side.
+        transport (Transport): where the clients are.
+        num_rounds (int): maximum number of rounds.
+        fraction (float, optional): client fraction :math:`F`. (default: :obj:`1.0`)
+        eval_every (int, optional): evaluate every ``k`` rounds. (default: :obj:`5`)
+        patience (int, optional): evaluations without improvement before
+            stopping; ``0`` disables early stopping. (default: :obj:`3`)
+        monitor (str, optional): weighted validation metric to maximise.
+            (default: :obj:`"mrr"`)
+        seed (int, optional): seed of client sampling. (default: :obj:`0`)
+        progress (bool, optional): show a tqdm bar. (default: :obj:`False`)
+        test (bool, optional): evaluate the best round on ``"test"``.
+        on_round (callable, optional): called with each round's history entry.
+        start (LoopState, optional): resume after ``start.round``, as a
+            ``checkpoint`` call left it (the loop goes on updating it in
+            place); the caller has already restored the
+            strategy, client and RNG states, so registration is skipped.
+            Needs ``load_best`` (the best round may lie before ``start``)
+            and a transport that knows its clients without registering.
+            (default: :obj:`None`: a fresh run)
+        checkpoint (callable, optional): ``checkpoint(state, improved)``
+            after every round (before ``on_round``), with the
+            :class:`LoopState` and whether this round is the new best; where
+            ``run_simulation`` writes ``last.pt`` and ``best.pt``.
+        load_best (callable, optional): restores the best round's strategy
+            and client states before the test pass (``run_simulation`` reads
+            ``best.pt``). When set, the loop keeps no best-round copies of
+            its own; otherwise it deep-copies the strategy state and calls
+            :meth:`Transport.keep_best` / :meth:`Transport.restore_best`.
+        stop_after (int, optional): return after this many rounds *of this
+            call*, as if killed (to test resuming). (default: :obj:`None`)
+    """
+    if num_rounds < 1:
+        raise ValueError(f"`num_rounds` must be positive (got {num_rounds})")
+    if eval_every < 1:
+        raise ValueError(f"`eval_every` must be positive (got {eval_every})")
+    if start is not None and test and load_best is None:
+        raise ValueError(
+            "`start` needs `load_best`: the best round may have been kept "
+            "before the resumed run, so the test pass could not restore it"
+        )
+    if start is None:
+        state = LoopState()
+        regs = transport.register()
+        for c, p in regs.items():
+            state.ledger.record(0, c, "up", p)
+        strategy.register({c: p.detach() for c, p in regs.items()})
+    else:
+        state = start
+    res, ledger = state.result, state.ledger
+    ids = transport.client_ids()
+    best_strategy: dict[str, Any] | None = None
+
+    bar = tqdm(
+        total=num_rounds,
+        initial=state.round,
+        disable=not progress,
+        desc="rounds",
+        dynamic_ncols=True,
+    )
+    for done, rnd in enumerate(range(state.round + 1, num_rounds + 1), start=1):
+        if state.finished:
+            break
+        t0 = time.perf_counter()
+        sampled = sample_clients(ids, fraction, rnd, seed)
+        payloads = strategy.configure_train(rnd, sampled)
+        replies = _exchange(
+            ledger,
+            rnd,
+            {c: payloads[c] for c in sampled},
+            lambda p, r=rnd: transport.fit(r, p),
+        )
+        strategy.aggregate_train(rnd, replies)
+        merged = merge_metric_sums({c: p.metrics for c, p in replies.items()})
+        entry: dict[str, Any] = {
+            "round": rnd,
+            "clients": sampled,
+            "train_seconds": time.perf_counter() - t0,
+            "train": {k: v for k, v in merged.items() if not math.isnan(v)},
+        }
+        improved = False
+        if rnd % eval_every == 0 or rnd == num_rounds:
+            t1 = time.perf_counter()
+            valid, valid_clients = evaluate_clients(
+                strategy, transport, rnd, "valid", ledger
+            )
+            entry.update(
+                eval_seconds=time.perf_counter() - t1,
+                valid=valid,
+                valid_clients=valid_clients,
+            )
+            value = float(valid.get(monitor, float("nan")))
+            if value > state.best_value:
+                state.best_value, state.bad, improved = value, 0, True
+                res.best_round, res.best_valid = rnd, dict(valid)
+            else:
+                state.bad += 1
+            if patience > 0 and state.bad >= patience:
+                state.finished, res.stopped_early = True, True
+            bar.set_postfix(
+                {f"valid_{monitor}": f"{value:.4f}", "best": res.best_round}
+            )
+        if rnd == num_rounds:
+            state.finished = True
+        res.history.append(entry)
+        res.rounds = state.round = rnd
+        if improved and load_best is None:
+            # A deep copy: a state_dict may alias live tensors.
+            best_strategy = copy.deepcopy(strategy.state_dict())
+            transport.keep_best(rnd)
+        if checkpoint is not None:
+            checkpoint(state, improved)
+        bar.update(1)
+        if on_round is not None:
+            on_round(entry)
+        if stop_after is not None and done >= stop_after and not state.finished:
+            bar.close()
+            res.comm = ledger.totals()
+            return res
+    bar.close()
+
+    trains = [h["train_seconds"] for h in res.history]
+    evals = [h["eval_seconds"] for h in res.history if "eval_seconds" in h]
+    res.seconds_per_round = float(np.mean(trains)) if trains else 0.0
+    res.seconds_per_eval = float(np.mean(evals)) if evals else 0.0
+    if test and res.best_round > 0:
+        if load_best is not None:
+            load_best()
+        else:
+            assert best_strategy is not None  # kept when best_round was set
+            strategy.load_state_dict(best_strategy)
+            transport.restore_best()
+        res.test, res.test_clients = evaluate_clients(
+            strategy, transport, res.best_round, "test", ledger
+        )
+    res.comm = ledger.totals()
+    res.comm_per_round = ledger.per_round()
+    return res
+
+
+__all__ = [
+    "LoopState",
+    "run_federation",
+    "evaluate_clients",
+    "sample_clients",
+]
