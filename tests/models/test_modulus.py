@@ -87,14 +87,19 @@ def test_eager_fallback_is_chunked_and_exact(monkeypatch):
     _assert_all_close(got, ref)
 
 
-def test_compile_failure_falls_back_with_a_warning(monkeypatch):
-    monkeypatch.setenv("FEDGRAPH_COMPILE", "1")
+@pytest.fixture
+def broken_kernels(monkeypatch):
+    # Compiled kernels that fail when called, and compilation not yet disabled.
     monkeypatch.setattr(
         modulus_mod,
         "_KERNELS",
         {k: _broken for k in ("forward", "grad_query", "grad_cand")},
     )
     monkeypatch.setattr(modulus_mod, "_DISABLED", False)
+
+
+def test_compile_failure_falls_back_with_a_warning(monkeypatch, broken_kernels):
+    monkeypatch.setenv("FEDGRAPH_COMPILE", "1")
     q, x = _data()
     weight = torch.randn(37, 23)
     with pytest.warns(UserWarning, match="falling back to the chunked broadcast"):
@@ -104,14 +109,10 @@ def test_compile_failure_falls_back_with_a_warning(monkeypatch):
     _assert_all_close(got, ref)
 
 
-def test_fedgraph_compile_0_never_calls_the_compiled_kernels(monkeypatch):
+def test_fedgraph_compile_0_never_calls_the_compiled_kernels(
+    monkeypatch, broken_kernels
+):
     monkeypatch.setenv("FEDGRAPH_COMPILE", "0")
-    monkeypatch.setattr(
-        modulus_mod,
-        "_KERNELS",
-        {k: _broken for k in ("forward", "grad_query", "grad_cand")},
-    )
-    monkeypatch.setattr(modulus_mod, "_DISABLED", False)
     q, x = _data()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
