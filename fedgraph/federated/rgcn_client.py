@@ -198,14 +198,13 @@ class RGCNClient(Client):
             weight_decay=self.weight_decay,
         )
         self.model.train()
+        clip = cfg.get(LIPSCHITZ_CLIP)
+        clip = None if clip is None else float(clip)
         sums: dict[str, float] = {}
         for _ in range(epochs):
             opt.zero_grad()
             loss, parts, penalty = self.local_loss(cfg, global_bases, peers)
-            clip = cfg.get(LIPSCHITZ_CLIP)
-            gp_norm = self._backward(
-                loss, penalty, None if clip is None else float(clip)
-            )
+            gp_norm = self._backward(loss, penalty, clip)
             if penalty is not None:
                 parts["gp_grad_norm"] = gp_norm
             opt.step()

@@ -54,7 +54,9 @@ class GatherRGCNConv(RGCNConv):
 
     def _grouping(
         self, edge_index: Tensor, edge_type: Tensor, num_nodes: int
-    ) -> tuple[Tensor, Tensor, list[int], Tensor]:
+    ) -> tuple[Tensor, Tensor, Tensor, list[int], Tensor]:
+        r"""Source, target and type of every edge in type order, the edge
+        count per relation and :math:`1 / |\mathcal{N}_i^r|` per edge."""
         cached = self._groups
         if (
             cached is not None
@@ -77,8 +79,8 @@ class GatherRGCNConv(RGCNConv):
         group = dst * self.num_relations + typ
         deg = torch.bincount(group, minlength=num_nodes * self.num_relations)
         norm = 1.0 / deg.index_select(0, group).to(torch.get_default_dtype())
-        self._groups = (edge_type, edge_index, num_nodes, src, dst, counts, norm)
-        return src, dst, counts, norm
+        self._groups = (edge_type, edge_index, num_nodes, src, dst, typ, counts, norm)
+        return src, dst, typ, counts, norm
 
     def forward(  # type: ignore[override]
         self, x: Tensor | None, edge_index: Tensor, edge_type: Tensor
@@ -88,13 +90,9 @@ class GatherRGCNConv(RGCNConv):
                 "GatherRGCNConv takes one node feature matrix and a dense edge_index"
             )
         num_nodes = self.in_channels_l if x is None else x.size(0)
-        src, dst, counts, norm = self._grouping(edge_index, edge_type, num_nodes)
+        src, dst, typ, counts, norm = self._grouping(edge_index, edge_type, num_nodes)
         weight = self.relation_weights()
         if x is None:  # one-hot input: the message of j via r is row j of W_r
-            typ = torch.repeat_interleave(
-                torch.arange(self.num_relations, device=src.device),
-                torch.tensor(counts, device=src.device),
-            )
             msg = weight[typ, src]
         else:
             # unbind, not weight[r]: one backward op instead of a zero-filled

@@ -207,18 +207,31 @@ class KGEModel(nn.Module, ABC):
         )
 
 
+def candidate_chunks(
+    num_queries: int, cand: Tensor, budget: int = 2**24
+) -> list[slice]:
+    r"""Row slices of ``cand`` (``[C, d]``) such that a ``B × chunk × d``
+    intermediate has at most ``budget`` elements (``B`` = ``num_queries``)."""
+    step = max(1, budget // max(1, num_queries * cand.size(-1)))
+    return [slice(i, i + step) for i in range(0, cand.size(0), step)]
+
+
 def chunked_candidates(
     fn, query: tuple[Tensor, ...], cand: Tensor, budget: int = 2**24
 ) -> Tensor:
     r"""Applies ``fn(*query_chunk, cand_chunk)`` over candidate chunks so that at
     most ``budget`` ``B × C × d`` elements exist at once; concatenates ``[B, C]``."""
-    b, d = query[0].size(0), cand.size(-1)
-    step = max(1, budget // max(1, b * d))
-    if step >= cand.size(0):
+    chunks = candidate_chunks(query[0].size(0), cand, budget)
+    if len(chunks) <= 1:
         return fn(*query, cand)
-    return torch.cat(
-        [fn(*query, cand[i : i + step]) for i in range(0, cand.size(0), step)], dim=1
-    )
+    return torch.cat([fn(*query, cand[s]) for s in chunks], dim=1)
 
 
-__all__ = ["KGEModel", "HEAD_BATCH", "TAIL_BATCH", "MODES", "chunked_candidates"]
+__all__ = [
+    "KGEModel",
+    "HEAD_BATCH",
+    "TAIL_BATCH",
+    "MODES",
+    "candidate_chunks",
+    "chunked_candidates",
+]

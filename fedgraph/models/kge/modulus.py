@@ -43,7 +43,7 @@ import torch
 from torch import Tensor
 
 from fedgraph.models.kge._compiled import FusedDistance, KernelSet, check_pair
-from fedgraph.models.kge.base import chunked_candidates
+from fedgraph.models.kge.base import candidate_chunks, chunked_candidates
 
 #: Lower bound on the modulus in the gradient's denominator.
 EPS = 1e-12
@@ -96,8 +96,7 @@ def _grad_cand(grad: Tensor, query: Tensor, cand: Tensor) -> Tensor:
 
 def _slices(query: Tensor, cand: Tensor) -> list[slice]:
     # The candidate chunks of chunked_candidates(..., budget=CHUNK_BUDGET).
-    step = max(1, CHUNK_BUDGET // max(1, query.size(0) * cand.size(1)))
-    return [slice(i, i + step) for i in range(0, cand.size(0), step)]
+    return candidate_chunks(query.size(0), cand, CHUNK_BUDGET)
 
 
 def _forward_eager(query: Tensor, cand: Tensor) -> Tensor:
