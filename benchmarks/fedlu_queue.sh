@@ -6,9 +6,13 @@
 #
 #   nohup sh benchmarks/fedlu_queue.sh > runs/queue.log 2>&1 &
 #
-# Lane A: Independent C3 and R3 (issue 4), then FedE/FedProx/FedEC on R3.
+# Lane A: Independent C3 and R3 (issue 4), then FedE/FedProx/FedEC on R3,
+#         then FedEP and FedS on R10 (FedS's settings, issue 5).
 # Lane B: FedLU on C3 (issue 5, and the model issue 6 unlearns), then FedLU R3,
 #         FedE/FedProx/FedEC on C3.
+#
+# Edit this file only by writing a new copy and renaming it over the old one:
+# sh reads a script as it runs it.
 set -u
 cd "$(dirname "$0")/.."
 . .venv/bin/activate
@@ -26,17 +30,31 @@ independent() {  # $1 = C3 | R3
     >> "runs/fedlu-$p-independent-transe.log" 2>&1
 }
 
-federated() {  # $1 = C3 | R3, $2 = algorithm
+federated_args() {  # $1 = C3 | R3 | R10, $2 = algorithm, then extra options
+  d=$1
   p=$(echo "$1" | tr 'A-Z' 'a-z')
-  fedgraph train --data "$D/$1" --algorithm "$2" --model transe \
-    --out "runs/fedlu-$p-$2-transe" --threads 1 --quiet --resume \
-    >> "runs/fedlu-$p-$2-transe.log" 2>&1
+  a=$2
+  shift 2
+  fedgraph train --data "$D/$d" --algorithm "$a" --model transe \
+    --out "runs/fedlu-$p-$a-transe" --threads 1 --quiet --resume "$@" \
+    >> "runs/fedlu-$p-$a-transe.log" 2>&1
+}
+
+federated() {  # $1 = C3 | R3, $2 = algorithm (FedLU's settings, the defaults)
+  federated_args "$1" "$2"
+}
+
+feds_r10() {  # $1 = fedep | feds; FedS §V: batch 512, gamma 8, self-adversarial loss
+  federated_args R10 "$1" --batch-size 512 --gamma 8 --loss nssa --rounds 500 \
+    --set p=0.4 --set sync_interval=4
 }
 
 lane_a() {
   independent C3
   independent R3
   for alg in fede fedprox fedec; do federated R3 "$alg"; done
+  feds_r10 fedep
+  feds_r10 feds
 }
 
 lane_b() {
