@@ -117,7 +117,9 @@ def main() -> None:
         first = clients[min(clients)]
         _fit_steps(first, payloads[min(clients)], 2, settings)
         for model in _models(first):
-            rank_triples(model, first.shard.graph.triples("valid")[:8], filter=first.filter)
+            rank_triples(
+                model, first.shard.graph.triples("valid")[:8], filter=first.filter
+            )
     out["kernel_warmup_seconds"] = t_warm.wall
     round_wall = round_cpu = eval_wall = eval_cpu = 0.0
     replies = {}

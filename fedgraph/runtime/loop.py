@@ -129,6 +129,7 @@ def run_federation(
     progress: bool = False,
     test: bool = True,
     on_round: Callable[[dict[str, Any]], None] | None = None,
+    eval_split: str = "valid",
     start: LoopState | None = None,
     checkpoint: Callable[[LoopState, bool], None] | None = None,
     load_best: Callable[[], None] | None = None,
@@ -139,7 +140,7 @@ def run_federation(
     Each round ``t = 1 … num_rounds``: sample ``F·K`` clients
     (:func:`sample_clients`), ``configure_train`` → ``fit`` →
     ``aggregate_train``; every ``eval_every`` rounds (and at the last round)
-    evaluate every client on ``"valid"`` and keep the round with the best
+    evaluate every client on ``eval_split`` (``"valid"``) and keep the round with the best
     weighted ``monitor`` value; stop when it has not improved for
     ``patience`` evaluations. The best round's strategy and client states
     are then evaluated on ``"test"``.
@@ -162,6 +163,12 @@ def run_federation(
         progress (bool, optional): show a tqdm bar. (default: :obj:`False`)
         test (bool, optional): evaluate the best round on ``"test"``.
         on_round (callable, optional): called with each round's history entry.
+        eval_split (str, optional): the split of the periodic evaluation;
+            each evaluated round's entry holds its weighted and per-client
+            metrics under ``eval_split`` and ``f"{eval_split}_clients"``.
+            FedAlign's protocol evaluates ``"test"`` after every round for a
+            fixed number of rounds (``patience=0``, ``test=False``).
+            (default: :obj:`"valid"`)
         start (LoopState, optional): resume after ``start.round``, as a
             ``checkpoint`` call left it (the loop goes on updating it in
             place); the caller has already restored the
@@ -233,12 +240,14 @@ def run_federation(
         if rnd % eval_every == 0 or rnd == num_rounds:
             t1 = time.perf_counter()
             valid, valid_clients = evaluate_clients(
-                strategy, transport, rnd, "valid", ledger
+                strategy, transport, rnd, eval_split, ledger
             )
             entry.update(
-                eval_seconds=time.perf_counter() - t1,
-                valid=valid,
-                valid_clients=valid_clients,
+                {
+                    "eval_seconds": time.perf_counter() - t1,
+                    eval_split: valid,
+                    f"{eval_split}_clients": valid_clients,
+                }
             )
             value = float(valid.get(monitor, float("nan")))
             if value > state.best_value:
@@ -249,7 +258,7 @@ def run_federation(
             if patience > 0 and state.bad >= patience:
                 state.finished, res.stopped_early = True, True
             bar.set_postfix(
-                {f"valid_{monitor}": f"{value:.4f}", "best": res.best_round}
+                {f"{eval_split}_{monitor}": f"{value:.4f}", "best": res.best_round}
             )
         if rnd == num_rounds:
             state.finished = True

@@ -141,6 +141,7 @@ def run_simulation(
     test: bool = True,
     stop_after: int | None = None,
     on_round: Callable[[dict[str, Any]], None] | None = None,
+    eval_split: str = "valid",
 ) -> SimulationResult:
     r"""Runs a federation in-process with the given strategy and clients.
 
@@ -176,6 +177,8 @@ def run_simulation(
         stop_after (int, optional): return after this many rounds *of this
             call* (as if killed; used to test resuming). (default: :obj:`None`)
         on_round (callable, optional): called with each round's history entry.
+        eval_split (str, optional): the split of the periodic evaluation
+            (see :func:`~fedgraph.runtime.run_federation`). (default: :obj:`"valid"`)
     """
     if num_rounds < 1:
         raise ValueError(f"`num_rounds` must be positive (got {num_rounds})")
@@ -203,6 +206,7 @@ def run_simulation(
         progress=progress,
         test=test,
         on_round=on_round,
+        eval_split=eval_split,
         start=start,
         checkpoint=save,
         load_best=load_best,

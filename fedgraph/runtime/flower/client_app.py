@@ -48,7 +48,7 @@ from fedgraph.runtime.flower.state import (
 CURRENT, CANDIDATE, BEST = "client", "candidate", "best"
 
 #: ``f(settings, node_config) -> (client, client id)``.
-ClientBuilder = Callable[[FlowerRunSettings, Any], tuple[Client, int]]
+ClientBuilder = Callable[[Any, Any], tuple[Client, int]]
 
 
 @functools.lru_cache(maxsize=2)
@@ -92,9 +92,14 @@ def _promote(records: Any, control: dict[str, Any]) -> None:
         move_state(records, CANDIDATE, BEST)
 
 
-def make_client_app(build_client: ClientBuilder = build_kge_client) -> Any:
+def make_client_app(
+    build_client: ClientBuilder = build_kge_client,
+    parse: Callable[[Any], Any] = FlowerRunSettings.from_run_config,
+) -> Any:
     r"""A ``flwr.clientapp.ClientApp`` serving fedgraph clients made by
-    ``build_client`` (default: :func:`build_kge_client`)."""
+    ``build_client`` (default: :func:`build_kge_client`) from the settings
+    ``parse`` reads off the run config (default:
+    :meth:`FlowerRunSettings.from_run_config`)."""
     import torch
     from flwr.app import Context, Message
     from flwr.clientapp import ClientApp
@@ -102,7 +107,7 @@ def make_client_app(build_client: ClientBuilder = build_kge_client) -> Any:
     app = ClientApp()
 
     def setup(message: Message, context: Context) -> tuple[Client, int, Any, dict]:
-        cfg = FlowerRunSettings.from_run_config(context.run_config)
+        cfg = parse(context.run_config)
         if cfg.threads > 0:
             torch.set_num_threads(cfg.threads)
         client, cid = build_client(cfg, context.node_config)

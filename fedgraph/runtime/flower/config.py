@@ -206,6 +206,20 @@ class FlowerRunSettings:
                     f"Run-config key `{key}` must be non-negative (got {value})"
                 )
 
+    def loop_kwargs(self) -> dict[str, Any]:
+        r"""The keyword arguments of :func:`~fedgraph.runtime.run_federation`
+        this run config sets (validation every ``eval_every`` rounds, early
+        stopping, test of the best round)."""
+        return {
+            "num_rounds": self.num_rounds,
+            "fraction": self.fraction,
+            "eval_every": self.eval_every,
+            "patience": self.patience,
+            "monitor": self.monitor,
+            "seed": self.settings.seed,
+            "test": self.test,
+        }
+
     def to_dict(self) -> dict[str, Any]:
         r"""A JSON-able copy (``results.json`` ``settings``)."""
         out = dataclasses.asdict(self)

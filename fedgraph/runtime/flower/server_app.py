@@ -20,7 +20,12 @@ from fedgraph.runtime.loop import run_federation
 from fedgraph.runtime.result import SimulationResult
 
 #: ``f(settings) -> (strategy, number of clients)``.
-StrategyBuilder = Callable[[FlowerRunSettings], tuple[Strategy, int]]
+StrategyBuilder = Callable[[Any], tuple[Strategy, int]]
+
+#: ``f(run_config) -> settings``: the settings object has ``threads``,
+#: ``reply_timeout``, ``connect_timeout``, ``out``, ``loop_kwargs()`` and
+#: ``to_dict()`` (:class:`FlowerRunSettings`, ``RGCNRunSettings``).
+SettingsParser = Callable[[Mapping[str, Any]], Any]
 
 
 def build_kge_strategy(cfg: FlowerRunSettings) -> tuple[Strategy, int]:
@@ -45,7 +50,7 @@ def build_kge_strategy(cfg: FlowerRunSettings) -> tuple[Strategy, int]:
 
 def write_outputs(
     out: str | os.PathLike[str],
-    cfg: FlowerRunSettings,
+    cfg: Any,
     strategy: Strategy,
     res: SimulationResult,
 ) -> Path:
@@ -67,12 +72,15 @@ def _log_round(entry: Mapping[str, Any]) -> None:
     from flwr.common.logger import log
 
     line = f"[fedgraph] round {entry['round']}: clients {entry['clients']}"
-    if "train" in entry and "loss" in entry["train"]:
-        line += f", train loss {entry['train']['loss']:.4f}"
-    if "valid" in entry:
-        line += ", valid " + json.dumps(
-            {k: round(v, 4) for k, v in entry["valid"].items()}
-        )
+    train = entry.get("train", {})
+    for key in ("loss", "task"):  # KGE clients report `loss`, RGCN ones `task`
+        if key in train:
+            line += f", train {key} {train[key]:.4f}"
+    for split in ("valid", "test"):
+        if split in entry:
+            line += f", {split} " + json.dumps(
+                {k: round(v, 4) for k, v in entry[split].items()}
+            )
     log(INFO, line)
 
 
@@ -81,12 +89,17 @@ def run_server(
     run_config: Mapping[str, Any],
     *,
     build_strategy: StrategyBuilder = build_kge_strategy,
+    parse: SettingsParser = FlowerRunSettings.from_run_config,
     progress: bool = False,
 ) -> tuple[Strategy, SimulationResult]:
     r"""Builds the strategy of ``run_config`` and runs the federation over
     ``grid``; writes ``results.json`` when the run config sets ``out``.
-    Returns the strategy and the :class:`~fedgraph.runtime.SimulationResult`."""
-    cfg = FlowerRunSettings.from_run_config(run_config)
+    Returns the strategy and the :class:`~fedgraph.runtime.SimulationResult`.
+
+    ``parse`` turns the run config into settings and ``build_strategy``
+    makes the strategy from them: federated KGE by default, Fed-RGCN with
+    :mod:`fedgraph.runtime.flower.rgcn`'s pair."""
+    cfg = parse(run_config)
     if cfg.threads > 0:
         torch.set_num_threads(cfg.threads)
     strategy, num_clients = build_strategy(cfg)
@@ -99,14 +112,8 @@ def run_server(
     res = run_federation(
         strategy,
         transport,
-        num_rounds=cfg.num_rounds,
-        fraction=cfg.fraction,
-        eval_every=cfg.eval_every,
-        patience=cfg.patience,
-        monitor=cfg.monitor,
-        seed=cfg.settings.seed,
+        **cfg.loop_kwargs(),
         progress=progress,
-        test=cfg.test,
         on_round=_log_round,
     )
     if cfg.out:
@@ -117,7 +124,10 @@ def run_server(
     return strategy, res
 
 
-def make_server_app(build_strategy: StrategyBuilder = build_kge_strategy) -> Any:
+def make_server_app(
+    build_strategy: StrategyBuilder = build_kge_strategy,
+    parse: SettingsParser = FlowerRunSettings.from_run_config,
+) -> Any:
     r"""A ``flwr.serverapp.ServerApp`` whose ``main`` is :func:`run_server`."""
     from flwr.app import Context
     from flwr.serverapp import Grid, ServerApp
@@ -126,7 +136,7 @@ def make_server_app(build_strategy: StrategyBuilder = build_kge_strategy) -> Any
 
     @app.main()
     def main(grid: Grid, context: Context) -> None:
-        run_server(grid, context.run_config, build_strategy=build_strategy)
+        run_server(grid, context.run_config, build_strategy=build_strategy, parse=parse)
 
     return app
 

@@ -1,0 +1,236 @@
+r"""Fed-RGCN on Flower: SP, FedAvg, FedProx, FedAlign and their -L variants
+(FedAlign's Table 4) as a ``ServerApp``/``ClientApp`` pair.
+
+The apps drive the simulation's objects: the strategy of
+:func:`fedgraph.federated.rgcn_runner.build_strategy` and one
+:class:`~fedgraph.federated.rgcn_client.RGCNClient` per SuperNode, built by
+:func:`~fedgraph.federated.rgcn_runner.build_clients` from the node's shard
+of a saved RDF partition (``fedgraph partition aifb --strategy rdf-type
+--clients 10 --out DIR``), under FedAlign's protocol
+(:func:`~fedgraph.federated.rgcn_runner.loop_kwargs`: a fixed number of
+rounds, every client's test accuracy after each). A run gives the numbers of
+:func:`~fedgraph.federated.rgcn_runner.run_fed_rgcn` on the same partition:
+the same per-round accuracies, bases and communication totals.
+
+``[tool.flwr.app.components]``::
+
+    serverapp = "fedgraph.runtime.flower.rgcn:server_app"
+    clientapp = "fedgraph.runtime.flower.rgcn:client_app"
+
+The server reads client 0's shard from ``data`` once, to draw the initial
+bases exactly as the simulation does (they come from client 0's seeded model,
+whose node embedding is drawn first); every other tensor it sees arrives in
+a payload.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fedgraph.federated.base import Client, Strategy
+from fedgraph.federated.rgcn_runner import (
+    METHODS,
+    build_clients,
+    build_strategy,
+    loop_kwargs,
+)
+from fedgraph.runtime.flower.client_app import make_client_app
+from fedgraph.runtime.flower.config import _cast, partition_id
+from fedgraph.runtime.flower.server_app import make_server_app
+
+#: run-config key → :class:`RGCNRunSettings` field.
+KEYS = {
+    "data": "data",
+    "algorithm": "algorithm",
+    "num-rounds": "num_rounds",
+    "local-epochs": "local_epochs",
+    "lr": "lr",
+    "num-bases": "num_bases",
+    "hidden-channels": "hidden_channels",
+    "mu": "mu",
+    "lambda": "lam",
+    "lipschitz-one-sided": "one_sided",
+    "lipschitz-clip": "clip",
+    "seed": "seed",
+    "out": "out",
+    "threads": "threads",
+    "reply-timeout": "reply_timeout",
+    "connect-timeout": "connect_timeout",
+}
+
+
+@dataclass
+class RGCNRunSettings:
+    r"""A Fed-RGCN run as the Flower apps see it (defaults: FedAlign's
+    settings, as :func:`~fedgraph.federated.rgcn_runner.run_fed_rgcn`).
+
+    Args:
+        data (str): a saved RDF partition folder (``FederatedRDF.save``,
+            ``fedgraph partition … --strategy rdf-type``), readable by every
+            SuperNode and by the server (client 0's shard, for the initial
+            bases).
+        algorithm (str): one of
+            :data:`~fedgraph.federated.rgcn_runner.METHODS`.
+        num_rounds (int): rounds. (default: :obj:`20`)
+        local_epochs (int): full-graph SGD steps per round. (default: :obj:`5`)
+        lr (float): SGD learning rate. (default: :obj:`0.1`)
+        num_bases (int): bases per layer. (default: :obj:`100`)
+        hidden_channels (int): hidden size. (default: :obj:`16`)
+        mu (float): FedProx / FedAlign weight. (default: :obj:`10.0`)
+        lam (float): -L penalty weight (key ``lambda``). (default: :obj:`10.0`)
+        one_sided (bool): one-sided penalty. (default: :obj:`False`)
+        clip (float): 2-norm cap of the penalty's gradient; ``0`` leaves it
+            unclipped. (default: :obj:`1.0`)
+        seed (int): model seed. (default: :obj:`0`)
+        out (str): folder for ``results.json``/``server.pt`` (empty: none).
+        threads (int): ``torch.set_num_threads`` (``0``: leave it).
+        reply_timeout (float): seconds to wait for replies (``0``: no limit).
+        connect_timeout (float): seconds to wait for the SuperNodes.
+            (default: :obj:`120`)
+    """
+
+    data: str
+    algorithm: str
+    num_rounds: int = 20
+    local_epochs: int = 5
+    lr: float = 0.1
+    num_bases: int = 100
+    hidden_channels: int = 16
+    mu: float = 10.0
+    lam: float = 10.0
+    one_sided: bool = False
+    clip: float = 1.0
+    seed: int = 0
+    out: str = ""
+    threads: int = 0
+    reply_timeout: float = 0.0
+    connect_timeout: float = 120.0
+
+    @classmethod
+    def from_run_config(cls, run_config: Mapping[str, Any]) -> RGCNRunSettings:
+        r"""Parses a Flower ``context.run_config``; unknown keys, wrong types,
+        an unknown ``algorithm`` or a bad value raise a :class:`ValueError`
+        that names the key."""
+        defaults = {f.name: f.default for f in dataclasses.fields(cls)}
+        values: dict[str, Any] = {}
+        for key, value in run_config.items():
+            if key not in KEYS:
+                raise ValueError(
+                    f"Unknown run-config key `{key}` for Fed-RGCN (known keys: "
+                    f"{sorted(KEYS)}); fix [tool.flwr.app.config] or --run-config."
+                )
+            name = KEYS[key]
+            default = defaults[name]
+            values[name] = (
+                value if default is dataclasses.MISSING else _cast(key, value, default)
+            )
+        for key in ("data", "algorithm"):
+            value = values.get(key)
+            if not isinstance(value, str) or not value:
+                raise ValueError(
+                    f"The run config needs `{key}` (a non-empty string, got {value!r})"
+                )
+        values["algorithm"] = values["algorithm"].lower()
+        if values["algorithm"] not in METHODS:
+            raise ValueError(
+                f"Run-config key `algorithm`: could not resolve "
+                f"'{run_config['algorithm']}' among choices {list(METHODS)}"
+            )
+        out = cls(**values)
+        for key, name in (
+            ("num-rounds", "num_rounds"),
+            ("local-epochs", "local_epochs"),
+            ("num-bases", "num_bases"),
+            ("hidden-channels", "hidden_channels"),
+            ("lr", "lr"),
+        ):
+            if getattr(out, name) <= 0:
+                raise ValueError(
+                    f"Run-config key `{key}` must be positive (got {getattr(out, name)})"
+                )
+        for key, name in (("threads", "threads"), ("lipschitz-clip", "clip")):
+            if getattr(out, name) < 0:
+                raise ValueError(
+                    f"Run-config key `{key}` must be non-negative (got {getattr(out, name)})"
+                )
+        return out
+
+    def loop_kwargs(self) -> dict[str, Any]:
+        r"""FedAlign's protocol (:func:`~fedgraph.federated.rgcn_runner.loop_kwargs`)."""
+        return loop_kwargs(self.num_rounds, self.seed)
+
+    def client_kwargs(self) -> dict[str, Any]:
+        r"""The :func:`~fedgraph.federated.rgcn_runner.build_clients` options."""
+        return {
+            "hidden_channels": self.hidden_channels,
+            "num_bases": self.num_bases,
+            "lr": self.lr,
+            "local_epochs": self.local_epochs,
+            "seed": self.seed,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        r"""A JSON-able copy (``results.json`` ``settings``)."""
+        return dataclasses.asdict(self)
+
+
+@functools.lru_cache(maxsize=2)
+def load_rdf_federation(data: str) -> Any:
+    r"""The :class:`~fedgraph.partition.rdf_shard.FederatedRDF` saved in the
+    folder ``data`` (read once per process)."""
+    from fedgraph.partition.rdf_shard import FederatedRDF
+
+    if not Path(data).is_dir():
+        raise ValueError(
+            f"Run-config key `data` must be a saved RDF partition folder (got "
+            f"{data!r}, not a folder); make one with `fedgraph partition aifb "
+            "--strategy rdf-type --clients 10 --out DIR`."
+        )
+    return FederatedRDF.load(data)
+
+
+def build_rgcn_strategy(cfg: RGCNRunSettings) -> tuple[Strategy, int]:
+    r"""The strategy of ``cfg.algorithm`` seeded with client 0's initial
+    bases (as :func:`~fedgraph.federated.rgcn_runner.run_fed_rgcn`), and the
+    number of clients of the partition."""
+    fed = load_rdf_federation(cfg.data)
+    first = build_clients(fed, **cfg.client_kwargs(), client_ids=[0])[0]
+    strategy = build_strategy(
+        cfg.algorithm,
+        first.initial_arrays(),
+        mu=cfg.mu,
+        lam=cfg.lam,
+        local_epochs=cfg.local_epochs,
+        one_sided=cfg.one_sided,
+        clip=cfg.clip or None,
+    )
+    return strategy, fed.num_clients
+
+
+def build_rgcn_client(cfg: RGCNRunSettings, node_config: Any) -> tuple[Client, int]:
+    r"""This node's :class:`~fedgraph.federated.rgcn_client.RGCNClient`: the
+    shard ``partition-id`` of ``data``."""
+    fed = load_rdf_federation(cfg.data)
+    cid = partition_id(node_config, fed.num_clients)
+    return build_clients(fed, **cfg.client_kwargs(), client_ids=[cid])[cid], cid
+
+
+#: ``[tool.flwr.app.components] serverapp = "fedgraph.runtime.flower.rgcn:server_app"``.
+server_app = make_server_app(build_rgcn_strategy, RGCNRunSettings.from_run_config)
+
+#: ``[tool.flwr.app.components] clientapp = "fedgraph.runtime.flower.rgcn:client_app"``.
+client_app = make_client_app(build_rgcn_client, RGCNRunSettings.from_run_config)
+
+__all__ = [
+    "RGCNRunSettings",
+    "build_rgcn_strategy",
+    "build_rgcn_client",
+    "load_rdf_federation",
+    "server_app",
+    "client_app",
+]
