@@ -44,6 +44,7 @@ def train_epochs(
     modes: Sequence[str] = MODES,
     weights: Tensor | None = None,
     extra_loss: ExtraLoss | None = None,
+    shuffle: bool = True,
 ) -> float:
     r"""Trains ``model`` on ``triples`` for ``epochs`` and returns the mean loss.
 
@@ -72,12 +73,15 @@ def train_epochs(
         weights (Tensor, optional): ``[n]`` per-triple loss weights
             (:func:`~fedgraph.models.sampling.subsampling_weights`).
         extra_loss (Callable, optional): ``f(model, batch, negatives, mode)``.
+        shuffle (bool, optional): reshuffle every epoch; ``False`` takes the
+            batches in the order of ``triples`` every epoch (as FedLU's code,
+            which fixes its batch order at start-up). (default: :obj:`True`)
     """
     model.train()
     total, steps = 0.0, 0
     n = triples.size(0)
     for _ in range(int(epochs)):
-        perm = torch.randperm(n, generator=generator)
+        perm = torch.randperm(n, generator=generator) if shuffle else torch.arange(n)
         for start in range(0, n, batch_size):
             idx = perm[start : start + batch_size]
             batch = triples[idx]
@@ -131,6 +135,9 @@ class KGETrainer:
         progress (bool, optional): tqdm bar over epochs. (default: :obj:`False`)
         log (str, optional): when set, prints one JSON line per evaluation
             tagged with this name. (default: :obj:`None`)
+        shuffle (bool, optional): reshuffle the training triples every epoch
+            (``False``: the order of ``graph``'s training split, every epoch).
+            (default: :obj:`True`)
     """
 
     def __init__(
@@ -154,6 +161,7 @@ class KGETrainer:
         checkpoint: str | os.PathLike[str] | None = None,
         progress: bool = False,
         log: str | None = None,
+        shuffle: bool = True,
     ) -> None:
         if eval_every <= 0 or patience <= 0 or max_epochs <= 0:
             raise ValueError(
@@ -167,6 +175,7 @@ class KGETrainer:
         self.candidates, self.directions = candidates, tuple(directions)
         self.filter_splits = tuple(filter_splits)
         self.seed, self.progress, self.log = int(seed), bool(progress), log
+        self.shuffle = bool(shuffle)
         self.checkpoint = Path(checkpoint) if checkpoint is not None else None
         self.train_triples = graph.triples("train")
         self.weights = subsampling_weights(self.train_triples) if subsampling else None
@@ -243,6 +252,7 @@ class KGETrainer:
                 sampler=self.sampler,
                 generator=self.generator,
                 weights=self.weights,
+                shuffle=self.shuffle,
             )
             self.train_seconds += time.perf_counter() - t0
             self.epoch += n_ep

@@ -52,6 +52,49 @@ def test_train_epochs_lowers_loss_and_calls_extra_loss():
     assert calls == ["head-batch", "tail-batch"] * 4
 
 
+class RecordingSampler(NegativeSampler):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.batches = []
+
+    def sample(self, positive, mode="tail-batch", generator=None):
+        self.batches.append(positive.clone())
+        return super().sample(positive, mode, generator)
+
+
+@pytest.mark.parametrize("shuffle", [True, False])
+def test_train_epochs_batch_order(shuffle):
+    triples = random_graph().triples("train")
+    sampler = RecordingSampler(20, 4, shared=True)
+    torch.manual_seed(0)
+    m = TransE(20, 3, 8, gamma=2.0)
+    train_epochs(
+        m,
+        triples,
+        epochs=2,
+        batch_size=64,
+        loss=SigmoidNSLoss(),
+        optimizer=torch.optim.Adam(m.parameters(), lr=0.01),
+        sampler=sampler,
+        generator=torch.Generator().manual_seed(0),
+        modes=("tail-batch",),
+        shuffle=shuffle,
+    )
+    epochs = [torch.cat(sampler.batches[:4]), torch.cat(sampler.batches[4:])]
+    for seen in epochs:  # every epoch sees every triple once
+        assert torch.equal(
+            torch.sort(seen[:, 0] * 10**6 + seen[:, 1] * 10**3 + seen[:, 2])[0],
+            torch.sort(triples[:, 0] * 10**6 + triples[:, 1] * 10**3 + triples[:, 2])[
+                0
+            ],
+        )
+    if shuffle:
+        assert not torch.equal(epochs[0], epochs[1])
+        assert not torch.equal(epochs[0], triples)
+    else:  # in the given order, every epoch
+        assert torch.equal(epochs[0], triples) and torch.equal(epochs[1], triples)
+
+
 def test_resume_gives_identical_numbers(tmp_path):
     kg = random_graph()
 

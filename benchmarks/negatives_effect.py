@@ -1,0 +1,171 @@
+r"""Accuracy effect of the negative-sampling regime on one client of a
+federated KG (the deviation of issue 4's Independent reproduction).
+
+Trains the client's Independent TransE model (``fedgraph.runtime.baselines``
+settings: dim 256, γ = 9, Adam 1e-4, batch 1024, 256 negatives, validation
+every 5 epochs, patience 3; the model seeded as that client of the
+Independent run) under each ``--regimes``:
+
+* ``shared``: fedgraph's default, 256 negatives per batch, redrawn each step
+  (the same run as the client's part of the Independent reproduction);
+* ``per-positive``: 256 negatives per positive, redrawn each step;
+* ``frozen``: FedLU's code — 256 negatives per positive and corruption mode
+  drawn once at start-up and replayed every epoch, with the batch order
+  fixed at start-up (a bug not to copy, ``../shared/PAPERS.md``; measured
+  here to explain a gap).
+
+Prints JSON: per regime the best epoch, epochs run, best validation and test
+metrics (filtered, head + tail, the client's entities as candidates) and
+training seconds. Each regime checkpoints under ``--out`` and resumes::
+
+    python benchmarks/negatives_effect.py --data $FEDGRAPH_DATA/fedlu-fb15k-237/C3 \
+        --client 1 --threads 1 --out runs/negatives-c3-client1 \
+        > docs/results/fedlu-c3-client1-negatives-transe.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from pathlib import Path
+
+import torch
+from torch import Tensor
+
+from fedgraph.models.kge import MODES, resolve_model
+from fedgraph.models.sampling import NegativeSampler, triple_keys
+from fedgraph.runtime.baselines import _load_federated
+from fedgraph.runtime.kge_trainer import KGETrainer
+
+REGIMES = ("shared", "per-positive", "frozen")
+
+
+class FrozenNegatives(NegativeSampler):
+    r"""FedLU's code: ``K`` negatives per training triple and mode, drawn
+    once (seeded) and returned for that triple every time it is sampled."""
+
+    def __init__(
+        self, triples: Tensor, num_entities: int, num_negatives: int, seed: int
+    ) -> None:
+        super().__init__(num_entities, num_negatives)
+        self.num_relations = int(triples[:, 1].max()) + 1
+        keys = triple_keys(triples, num_entities, self.num_relations)
+        self.keys, self.order = torch.sort(keys)
+        if bool((self.keys[1:] == self.keys[:-1]).any()):
+            raise ValueError("the training triples hold duplicates")
+        gen = torch.Generator().manual_seed(seed)
+        n = triples.size(0)
+        self.table = {
+            m: torch.randint(num_entities, (n, num_negatives), generator=gen)
+            for m in MODES
+        }
+
+    def sample(self, positive, mode="tail-batch", generator=None):  # noqa: ANN001, ANN201
+        keys = triple_keys(positive, self.num_entities, self.num_relations)
+        pos = torch.searchsorted(self.keys, keys)
+        if not bool((self.keys[pos.clamp_max(self.keys.numel() - 1)] == keys).all()):
+            raise KeyError("a sampled positive is not a training triple")
+        return self.table[mode][self.order[pos]]
+
+
+def run_regime(graph, client: int, regime: str, out: Path, a) -> dict:  # noqa: ANN001
+    torch.manual_seed(a.seed + client)  # as runtime.baselines seeds client i
+    model = resolve_model(
+        "transe", graph.num_entities, graph.num_relations, a.dim, gamma=a.gamma
+    )
+    trainer = KGETrainer(
+        model,
+        graph,
+        lr=a.lr,
+        batch_size=a.batch_size,
+        num_negatives=a.num_negatives,
+        shared_negatives=regime == "shared",
+        max_epochs=a.max_epochs,
+        seed=a.seed,
+        checkpoint=out / f"{regime}.pt",
+        log=f"{regime}",
+        shuffle=regime != "frozen",
+    )
+    if regime == "frozen":
+        gen = torch.Generator().manual_seed(a.seed + 1)
+        perm = torch.randperm(trainer.train_triples.size(0), generator=gen)
+        trainer.train_triples = trainer.train_triples[perm]
+        if trainer.weights is not None:
+            trainer.weights = trainer.weights[perm]
+        trainer.sampler = FrozenNegatives(
+            trainer.train_triples, graph.num_entities, a.num_negatives, a.seed + 2
+        )
+    t0 = time.perf_counter()
+    info = trainer.fit()
+    test = trainer.evaluate("test").compute()
+    return {
+        "regime": regime,
+        "best_epoch": info["best_epoch"],
+        "epochs": info["epochs"],
+        "best_valid_mrr": trainer.best_mrr,
+        "test": test,
+        "train_seconds": trainer.train_seconds,
+        "wall_seconds_this_call": time.perf_counter() - t0,
+        "valid_curve": [(h["epoch"], h["valid"]["mrr"]) for h in info["history"]],
+    }
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--data", required=True, help="federated KG folder or name")
+    p.add_argument("--client", type=int, default=1)
+    p.add_argument("--regimes", default=",".join(REGIMES))
+    p.add_argument("--dim", type=int, default=256)
+    p.add_argument("--gamma", type=float, default=9.0)
+    p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--batch-size", type=int, default=1024)
+    p.add_argument("--num-negatives", type=int, default=256)
+    p.add_argument("--max-epochs", type=int, default=400)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--out", required=True, help="checkpoint folder")
+    a = p.parse_args()
+    regimes = [r.strip() for r in a.regimes.split(",") if r.strip()]
+    bad = [r for r in regimes if r not in REGIMES]
+    if bad:
+        p.error(f"--regimes: unknown {bad} (choices: {list(REGIMES)})")
+    torch.set_num_threads(a.threads)
+    fed = _load_federated(a.data)
+    if not 0 <= a.client < fed.num_clients:
+        p.error(f"--client must lie in [0, {fed.num_clients}) (got {a.client})")
+    graph = fed.shards[a.client].graph
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    results = [run_regime(graph, a.client, r, out, a) for r in regimes]
+    print(
+        json.dumps(
+            {
+                "data": str(a.data),
+                "client": a.client,
+                "train_triples": graph.num_triples("train"),
+                "test_triples": graph.num_triples("test"),
+                "settings": {
+                    k: getattr(a, k)
+                    for k in (
+                        "dim",
+                        "gamma",
+                        "lr",
+                        "batch_size",
+                        "num_negatives",
+                        "max_epochs",
+                        "seed",
+                        "threads",
+                    )
+                },  # fmt: skip
+                "machine": platform.machine(),
+                "results": results,
+            },
+            indent=1,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
