@@ -57,12 +57,14 @@ def _load_models_state(
         cl.load_state_dict(state["clients"][c])
 
 
-def _checkpoint_hooks(
+def checkpoint_hooks(
     ckpt: Path, strategy: Strategy, clients: Mapping[int, Client]
 ) -> tuple[Callable[[LoopState, bool], None], Callable[[], None]]:
     r"""The ``checkpoint`` hook (after every round: ``best.pt`` when the
     round is the new best, then ``last.pt``) and the ``load_best`` hook
-    (reloads ``best.pt``) of :func:`~fedgraph.runtime.run_federation`."""
+    (reloads ``best.pt``) of :func:`~fedgraph.runtime.run_federation`.
+    ``clients`` may be empty: the Flower server checkpoints the strategy and
+    the loop while its clients save their own states on their nodes."""
 
     def save(state: LoopState, improved: bool) -> None:
         if improved:
@@ -88,9 +90,11 @@ def _checkpoint_hooks(
     return save, load_best
 
 
-def _resume(path: Path, strategy: Strategy, clients: Mapping[int, Client]) -> LoopState:
-    r"""Restores the strategy, the clients and the global RNGs from
-    ``last.pt``; returns the ``start`` state of the loop."""
+def resume_loop_state(
+    path: Path, strategy: Strategy, clients: Mapping[int, Client]
+) -> LoopState:
+    r"""Restores the strategy, the clients (may be empty) and the global RNGs
+    from ``last.pt``; returns the ``start`` state of the loop."""
     last = torch.load(path, weights_only=False)
     _load_models_state(last["models"], strategy, clients)
     ledger = CommLedger()
@@ -191,9 +195,9 @@ def run_simulation(
     start: LoopState | None = None
     if checkpoint_dir is not None:
         ckpt = Path(checkpoint_dir)
-        save, load_best = _checkpoint_hooks(ckpt, strategy, clients)
+        save, load_best = checkpoint_hooks(ckpt, strategy, clients)
         if resume and (ckpt / LAST).exists():
-            start = _resume(ckpt / LAST, strategy, clients)
+            start = resume_loop_state(ckpt / LAST, strategy, clients)
     return run_federation(
         strategy,
         InProcessTransport(clients),

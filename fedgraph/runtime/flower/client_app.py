@@ -29,8 +29,10 @@ from fedgraph.federated.base import Client
 from fedgraph.runtime.flower.config import FlowerRunSettings, partition_id
 from fedgraph.runtime.flower.protocol import (
     BEST_ROUND,
+    CHECKPOINT,
     PARTITION_ID,
     REGISTER,
+    RESUME_ROUND,
     SERVER_ROUND,
     SNAPSHOT,
     USE_BEST,
@@ -41,6 +43,8 @@ from fedgraph.runtime.flower.state import (
     has_state,
     load_state,
     move_state,
+    restore_snapshot,
+    save_snapshot,
     save_state,
     state_meta,
 )
@@ -82,6 +86,21 @@ def build_kge_client(cfg: FlowerRunSettings, node_config: Any) -> tuple[Client, 
     return clients[cid], cid
 
 
+def state_dir(cfg: Any, node_config: Any, cid: int) -> Path:
+    r"""Where the node of client ``cid`` keeps the snapshots of a
+    checkpointed run: ``{state-dir}/{run-name}/client{cid}`` (node config
+    ``state-dir``, run config ``run-name``)."""
+    root = node_config.get("state-dir") if hasattr(node_config, "get") else None
+    if not isinstance(root, str) or not root:
+        raise ValueError(
+            "This run is checkpointed (run config `checkpoint-dir`), so every "
+            'SuperNode needs a node-local folder: --node-config "partition-id=K '
+            "state-dir='/path/to/state'\""
+        )
+    name = getattr(cfg, "run_name", "")
+    return Path(root) / name / f"client{cid}"
+
+
 def _promote(records: Any, control: dict[str, Any]) -> None:
     best = int(control.get(BEST_ROUND, 0))
     if (
@@ -112,6 +131,12 @@ def make_client_app(
             torch.set_num_threads(cfg.threads)
         client, cid = build_client(cfg, context.node_config)
         payload, control = from_content(message.content)
+        if RESUME_ROUND in control and not has_state(context.state, CURRENT):
+            restore_snapshot(
+                state_dir(cfg, context.node_config, cid),
+                int(control[RESUME_ROUND]),
+                context.state,
+            )
         _promote(context.state, control)
         state = load_state(context.state, CURRENT)
         if state is not None:
@@ -120,29 +145,51 @@ def make_client_app(
             raise RuntimeError(
                 f"Client {cid} holds no state for this run: it never registered, "
                 "or its SuperNode was restarted (context.state is kept in the "
-                "SuperNode's memory); training on would silently start from "
-                "scratch, so the run stops."
+                "SuperNode's memory; a checkpointed run resumes with `resume = "
+                "true`); training on would silently start from scratch, so the "
+                "run stops."
             )
         return client, cid, payload, control
 
-    def reply(message: Message, payload: Any, **control: int | bool) -> Message:
+    def reply(
+        message: Message,
+        context: Context,
+        received: dict[str, Any],
+        cid: int,
+        payload: Any,
+        **control: int | bool,
+    ) -> Message:
+        # A checkpointed run: the node saves its state after every message
+        # but the final test pass and a resumed registration (which change
+        # nothing).
+        if (
+            received.get(CHECKPOINT)
+            and not received.get(USE_BEST)
+            and RESUME_ROUND not in received
+        ):
+            save_snapshot(
+                state_dir(parse(context.run_config), context.node_config, cid),
+                int(received.get(SERVER_ROUND, 0)),
+                context.state,
+                (CURRENT, CANDIDATE, BEST),
+            )
         return Message(to_content(payload, control), reply_to=message)
 
     @app.query("register")
     def register(message: Message, context: Context) -> Message:
-        client, cid, _, _ = setup(message, context)
+        client, cid, _, control = setup(message, context)
         out = client.register()
         if not has_state(context.state, CURRENT):
             save_state(context.state, CURRENT, client.state_dict(), round=0)
-        return reply(message, out, **{PARTITION_ID: cid})
+        return reply(message, context, control, cid, out, **{PARTITION_ID: cid})
 
     @app.train()
     def train(message: Message, context: Context) -> Message:
-        client, _, payload, control = setup(message, context)
+        client, cid, payload, control = setup(message, context)
         out = client.fit(payload)
         rnd = int(control.get(SERVER_ROUND, 0))
         save_state(context.state, CURRENT, client.state_dict(), round=rnd)
-        return reply(message, out)
+        return reply(message, context, control, cid, out)
 
     @app.evaluate()
     def evaluate(message: Message, context: Context) -> Message:
@@ -160,7 +207,7 @@ def make_client_app(
         if control.get(SNAPSHOT):
             rnd = int(control.get(SERVER_ROUND, 0))
             save_state(context.state, CANDIDATE, client.state_dict(), round=rnd)
-        return reply(message, out)
+        return reply(message, context, control, cid, out)
 
     return app
 

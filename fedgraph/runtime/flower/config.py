@@ -53,6 +53,9 @@ LOOP_KEYS = {
     "threads": "threads",
     "reply-timeout": "reply_timeout",
     "connect-timeout": "connect_timeout",
+    "checkpoint-dir": "checkpoint_dir",
+    "resume": "resume",
+    "run-name": "run_name",
 }
 
 EXTRA_PREFIX = "extra."
@@ -117,6 +120,17 @@ class FlowerRunSettings:
             (``0``: no limit). (default: :obj:`0`)
         connect_timeout (float): seconds to wait for the SuperNodes to
             connect. (default: :obj:`120`)
+        checkpoint_dir (str): server-side folder for ``last.pt`` (after every
+            round) and ``best.pt``; each client then saves its state after
+            every message under its node config's ``state-dir``
+            (``{state-dir}/{run-name}/client{K}``). Empty: no checkpoints.
+            (default: ``""``)
+        resume (bool): continue from ``checkpoint_dir/last.pt`` (a new
+            Flower run with the same run config; the clients restore their
+            saved state). Without ``last.pt`` the run starts afresh.
+            (default: :obj:`False`)
+        run_name (str): names the clients' state folders; required with
+            ``checkpoint_dir``. (default: ``""``)
     """
 
     data: str
@@ -134,6 +148,9 @@ class FlowerRunSettings:
     threads: int = 0
     reply_timeout: float = 0.0
     connect_timeout: float = 120.0
+    checkpoint_dir: str = ""
+    resume: bool = False
+    run_name: str = ""
 
     @classmethod
     def from_run_config(cls, run_config: Mapping[str, Any]) -> FlowerRunSettings:
@@ -194,6 +211,22 @@ class FlowerRunSettings:
         if not 0 < self.fraction <= 1:
             raise ValueError(
                 f"Run-config key `fraction` must lie in (0, 1] (got {self.fraction})"
+            )
+        if self.resume and not self.checkpoint_dir:
+            raise ValueError("Run-config key `resume` needs `checkpoint-dir`")
+        if self.checkpoint_dir and not self.run_name:
+            raise ValueError(
+                "Run-config key `checkpoint-dir` needs `run-name` (it names each "
+                "client's state folder under its node's `state-dir`)"
+            )
+        if self.run_name and (
+            "/" in self.run_name
+            or "\\" in self.run_name
+            or self.run_name in (".", "..")
+        ):
+            raise ValueError(
+                f"Run-config key `run-name` must be a plain folder name (got "
+                f"{self.run_name!r})"
             )
         for key, value in (
             ("num-clients", self.num_clients),

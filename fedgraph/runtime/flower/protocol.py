@@ -41,6 +41,11 @@ BEST_ROUND = "best-round"
 SNAPSHOT = "snapshot"
 USE_BEST = "use-best"
 PARTITION_ID = "partition-id"
+#: control keys of checkpointed runs: "save your state to your node's
+#: ``state-dir`` after this message"; "restore the state you saved for this
+#: round" (in the registration of a resumed run).
+CHECKPOINT = "checkpoint"
+RESUME_ROUND = "resume-round"
 
 
 class ClientReplyError(RuntimeError):
@@ -75,6 +80,8 @@ __all__ = [
     "SNAPSHOT",
     "USE_BEST",
     "PARTITION_ID",
+    "CHECKPOINT",
+    "RESUME_ROUND",
     "ClientReplyError",
     "to_content",
     "from_content",

@@ -91,6 +91,7 @@ def run_server(
     build_strategy: StrategyBuilder = build_kge_strategy,
     parse: SettingsParser = FlowerRunSettings.from_run_config,
     progress: bool = False,
+    stop_after: int | None = None,
 ) -> tuple[Strategy, SimulationResult]:
     r"""Builds the strategy of ``run_config`` and runs the federation over
     ``grid``; writes ``results.json`` when the run config sets ``out``.
@@ -98,30 +99,88 @@ def run_server(
 
     ``parse`` turns the run config into settings and ``build_strategy``
     makes the strategy from them: federated KGE by default, Fed-RGCN with
-    :mod:`fedgraph.runtime.flower.rgcn`'s pair."""
+    :mod:`fedgraph.runtime.flower.rgcn`'s pair.
+
+    With the run config's ``checkpoint-dir`` the server writes ``last.pt``
+    after every round and ``best.pt`` at every new best round (the strategy,
+    the loop's counters, history and communication ledger:
+    :func:`~fedgraph.runtime.simulation.checkpoint_hooks` without clients),
+    and every client saves its own state on its node; ``resume = true``
+    continues from ``last.pt`` in a new Flower run and ends with the numbers
+    of an uninterrupted run. ``stop_after`` returns after that many rounds,
+    as if the server were killed (tests)."""
     cfg = parse(run_config)
     if cfg.threads > 0:
         torch.set_num_threads(cfg.threads)
     strategy, num_clients = build_strategy(cfg)
+    ckpt = Path(getattr(cfg, "checkpoint_dir", "") or "")
+    checkpointed = str(ckpt) not in ("", ".")
     transport = GridTransport(
         grid,
         num_clients,
         reply_timeout=cfg.reply_timeout or None,
         connect_timeout=cfg.connect_timeout,
+        checkpoint=checkpointed,
     )
+    hooks: dict[str, Any] = {}
+    if checkpointed:
+        hooks = _checkpointing(ckpt, strategy, transport, getattr(cfg, "resume", False))
     res = run_federation(
         strategy,
         transport,
         **cfg.loop_kwargs(),
         progress=progress,
         on_round=_log_round,
+        stop_after=stop_after,
+        **hooks,
     )
+    if stop_after is not None and _interrupted(res, cfg):
+        return strategy, res
     if cfg.out:
         path = write_outputs(cfg.out, cfg, strategy, res)
         from flwr.common.logger import log
 
         log(INFO, f"[fedgraph] test {json.dumps(res.test)}; results in {path}")
     return strategy, res
+
+
+def _checkpointing(
+    ckpt: Path, strategy: Strategy, transport: GridTransport, resume: bool
+) -> dict[str, Any]:
+    r"""The ``checkpoint``/``load_best``/``start`` arguments of
+    :func:`run_federation` for a checkpointed Flower run. The clients keep
+    their own states (the server never holds them): a new best round is
+    announced to them (``best-round``) as without checkpoints, and the test
+    pass asks them for their best-round state."""
+    from fedgraph.runtime.simulation import LAST, checkpoint_hooks, resume_loop_state
+
+    save, load_best = checkpoint_hooks(ckpt, strategy, {})
+
+    def checkpoint(state: Any, improved: bool) -> None:
+        if improved:
+            transport.keep_best(state.round)
+        save(state, improved)
+
+    def restore_best() -> None:
+        load_best()
+        transport.restore_best()
+
+    start = None
+    if resume and (ckpt / LAST).exists():
+        start = resume_loop_state(ckpt / LAST, strategy, {})
+        transport.best_round = start.result.best_round
+        transport.register(resume_round=start.round)
+    return {"checkpoint": checkpoint, "load_best": restore_best, "start": start}
+
+
+def _interrupted(res: SimulationResult, cfg: Any) -> bool:
+    r"""Whether ``stop_after`` ended the loop before the run's end (neither
+    early-stopped, nor tested, nor at its last round)."""
+    return (
+        not res.stopped_early
+        and not res.test
+        and res.rounds < cfg.loop_kwargs()["num_rounds"]
+    )
 
 
 def make_server_app(

@@ -18,7 +18,10 @@ and value comes back bit for bit.
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -117,7 +120,75 @@ def move_state(records: Any, source: str, target: str) -> None:
         records[f"{target}.{part}"] = records.pop(f"{source}.{part}")
 
 
+SNAPSHOT_FILE = re.compile(r"round(\d{6})\.pt")
+
+
+def save_snapshot(
+    folder: str | os.PathLike[str],
+    server_round: int,
+    records: Any,
+    names: Sequence[str],
+    keep: int = 2,
+) -> Path:
+    r"""Writes the states ``names`` of ``records`` (a ``context.state``) to
+    ``folder/roundNNNNNN.pt`` (atomically) and deletes all but the ``keep``
+    newest snapshots.
+
+    A node of a checkpointed run calls this after every message, so that a
+    resumed run (a new Flower run: ``context.state`` starts empty) can
+    restore the state of the round the server's checkpoint holds. Two
+    snapshots suffice: a server checkpoints round ``R`` after every client
+    has answered in it, so a client can be at most one round ahead."""
+    from fedgraph.data.io import atomic_torch_save
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    states = {
+        name: (load_state(records, name), state_meta(records, name))
+        for name in names
+        if has_state(records, name)
+    }
+    path = folder / f"round{int(server_round):06d}.pt"
+    atomic_torch_save({"round": int(server_round), "states": states}, path)
+    for old in _snapshots(folder)[:-keep]:
+        old[1].unlink(missing_ok=True)
+    return path
+
+
+def _snapshots(folder: Path) -> list[tuple[int, Path]]:
+    found = []
+    for p in folder.glob("round*.pt"):
+        m = SNAPSHOT_FILE.fullmatch(p.name)
+        if m:
+            found.append((int(m.group(1)), p))
+    return sorted(found)
+
+
+def restore_snapshot(
+    folder: str | os.PathLike[str], up_to_round: int, records: Any
+) -> int:
+    r"""Loads into ``records`` the newest snapshot of ``folder`` taken at or
+    before ``up_to_round`` (the round a resumed server continues after) and
+    returns its round. Raises :class:`FileNotFoundError` naming the folder
+    when there is none."""
+    folder = Path(folder)
+    usable = [(r, p) for r, p in _snapshots(folder) if r <= up_to_round]
+    if not usable:
+        have = [r for r, _ in _snapshots(folder)]
+        raise FileNotFoundError(
+            f"No saved client state at or before round {up_to_round} in {folder} "
+            f"(rounds there: {have or 'none'}); the node's `state-dir` and the "
+            "run config's `run-name` must be those of the interrupted run."
+        )
+    snap = torch.load(usable[-1][1], weights_only=False)
+    for name, (state, meta) in snap["states"].items():
+        save_state(records, name, state, **meta)
+    return int(snap["round"])
+
+
 __all__ = [
+    "save_snapshot",
+    "restore_snapshot",
     "flatten_state",
     "unflatten_state",
     "state_to_records",

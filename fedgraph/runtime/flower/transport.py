@@ -10,9 +10,11 @@ from typing import Any
 from fedgraph.federated.payload import Payload
 from fedgraph.runtime.flower.protocol import (
     BEST_ROUND,
+    CHECKPOINT,
     EVALUATE,
     PARTITION_ID,
     REGISTER,
+    RESUME_ROUND,
     SERVER_ROUND,
     SNAPSHOT,
     TRAIN,
@@ -41,6 +43,10 @@ class GridTransport(Transport):
             one exchange (``None``: no limit). (default: :obj:`None`)
         connect_timeout (float, optional): seconds to wait until
             ``num_clients`` nodes are connected. (default: :obj:`120`)
+        checkpoint (bool, optional): ask every client to save its state to
+            its node's ``state-dir`` after each message (a checkpointed run,
+            see :func:`~fedgraph.runtime.flower.run_server`).
+            (default: :obj:`False`)
     """
 
     def __init__(
@@ -50,6 +56,7 @@ class GridTransport(Transport):
         *,
         reply_timeout: float | None = None,
         connect_timeout: float = 120.0,
+        checkpoint: bool = False,
     ) -> None:
         if num_clients < 1:
             raise ValueError(f"`num_clients` must be positive (got {num_clients})")
@@ -60,6 +67,7 @@ class GridTransport(Transport):
         self.nodes: dict[int, int] = {}  # client id -> node id
         self.best_round = 0
         self.use_best = False
+        self.checkpoint = bool(checkpoint)
 
     # ------------------------------------------------------------ helpers
     def _wait_for_nodes(self) -> list[int]:
@@ -111,7 +119,10 @@ class GridTransport(Transport):
         return f"node {node}"
 
     def _control(self, server_round: int, **extra: int | bool) -> dict[str, int | bool]:
-        return {SERVER_ROUND: server_round, BEST_ROUND: self.best_round, **extra}
+        out = {SERVER_ROUND: server_round, BEST_ROUND: self.best_round, **extra}
+        if self.checkpoint:
+            out[CHECKPOINT] = True
+        return out
 
     def _exchange(
         self,
@@ -136,10 +147,15 @@ class GridTransport(Transport):
     def client_ids(self) -> list[int]:
         return sorted(self.nodes)
 
-    def register(self) -> dict[int, Payload]:
+    def register(self, resume_round: int | None = None) -> dict[int, Payload]:
+        r"""Asks every connected node for its ``partition-id`` (and a KGE
+        client for its entity ids). With ``resume_round`` (a resumed run)
+        each client first restores the state it saved for that round."""
         nodes = self._wait_for_nodes()
+        extra = {} if resume_round is None else {RESUME_ROUND: int(resume_round)}
+        control = self._control(0, **extra)
         replies = self._send(
-            REGISTER, 0, {n: to_content(Payload(), self._control(0)) for n in nodes}
+            REGISTER, 0, {n: to_content(Payload(), control) for n in nodes}
         )
         regs: dict[int, tuple[int, Payload]] = {}
         for node in nodes:
