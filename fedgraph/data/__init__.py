@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from fedgraph.data.dataset import DatasetNotFoundError, KGDataset, RemoteFile
 from fedgraph.data.dbp5l import DBP5L, read_dbp5l
+from fedgraph.data.entity_text import dbpedia_title, entity_titles
 from fedgraph.data.fb15k_237 import FB15k_237
 from fedgraph.data.federated import load_federated_folder
 from fedgraph.data.fedlu import (
@@ -72,6 +73,8 @@ __all__ = [
     "DBP5L",
     "MultilingualKG",
     "read_dbp5l",
+    "dbpedia_title",
+    "entity_titles",
     "read_openke_folder",
     "FedLU_C3",
     "FedLU_C5",

@@ -1,8 +1,10 @@
 r"""Evaluation: filtered ranking, mergeable metrics and the results writer."""
 
+from fedgraph.eval.graph_rerank import GraphReranker
 from fedgraph.eval.metrics import DIRECTIONS, KS, LinkPredState
 from fedgraph.eval.ranking import TripleFilter, rank_triples, realistic_ranks
 from fedgraph.eval.results import read_results, summarize, write_results
+from fedgraph.eval.text_ranking import encode_all_entities, rank_text_triples
 
 __all__ = [
     "DIRECTIONS",
@@ -11,6 +13,9 @@ __all__ = [
     "TripleFilter",
     "rank_triples",
     "realistic_ranks",
+    "GraphReranker",
+    "encode_all_entities",
+    "rank_text_triples",
     "write_results",
     "read_results",
     "summarize",

@@ -14,10 +14,12 @@ from fedgraph.federated.comm import CommLedger
 from fedgraph.federated.fedavg import FedAvg
 from fedgraph.federated.fede import FedE
 from fedgraph.federated.fedec import FedEC
+from fedgraph.federated.fedmkgc import FedMKGC
+from fedgraph.federated.fedmkgc_client import FedMKGCClient
 from fedgraph.federated.fedprox import FedEProx, FedProx
 from fedgraph.federated.payload import Payload, PayloadError
 
-strategies = [FedAvg, FedProx, FedE, FedEProx, FedEC]
+strategies = [FedAvg, FedProx, FedE, FedEProx, FedEC, FedMKGC]
 
 __all__ = [
     "Payload",
@@ -33,5 +35,7 @@ __all__ = [
     "FedE",
     "FedEProx",
     "FedEC",
+    "FedMKGC",
+    "FedMKGCClient",
     "strategies",
 ]

@@ -139,11 +139,14 @@ def run_federation(
 
     Each round ``t = 1 … num_rounds``: sample ``F·K`` clients
     (:func:`sample_clients`), ``configure_train`` → ``fit`` →
-    ``aggregate_train``; every ``eval_every`` rounds (and at the last round)
-    evaluate every client on ``eval_split`` (``"valid"``) and keep the round with the best
-    weighted ``monitor`` value; stop when it has not improved for
-    ``patience`` evaluations. The best round's strategy and client states
-    are then evaluated on ``"test"``.
+    ``aggregate_train`` (only the sampled clients that ``configure_train``
+    returns a payload for are trained, so a strategy may narrow the round to
+    a subset, e.g. FedMKGC's sequential order); every ``eval_every`` rounds
+    (and at the last round) evaluate every client on ``eval_split``
+    (``"valid"``) and keep the round with the best weighted ``monitor``
+    value; stop when it has not improved for ``patience`` evaluations. The
+    best round's strategy and client states are then evaluated on
+    ``"test"``.
 
     The last four arguments are the hooks with which
     :func:`~fedgraph.runtime.run_simulation` checkpoints and resumes; the
@@ -222,6 +225,9 @@ def run_federation(
         t0 = time.perf_counter()
         sampled = sample_clients(ids, fraction, rnd, seed)
         payloads = strategy.configure_train(rnd, sampled)
+        # A strategy may train a subset of the sampled clients (e.g. one client
+        # per round in an agreed order): only clients with a payload are sent one.
+        sampled = [c for c in sampled if c in payloads]
         replies = _exchange(
             ledger,
             rnd,

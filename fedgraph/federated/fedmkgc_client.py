@@ -1,0 +1,225 @@
+r"""The FedMKGC client: one language's KG training a local language model."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import torch
+
+from fedgraph.data.knowledge_graph import KnowledgeGraph
+from fedgraph.eval.graph_rerank import GraphReranker
+from fedgraph.eval.metrics import DIRECTIONS
+from fedgraph.eval.ranking import TripleFilter
+from fedgraph.eval.text_ranking import rank_text_triples
+from fedgraph.federated.base import Client
+from fedgraph.federated.payload import Payload, PayloadError
+from fedgraph.models.text.bi_encoder import BiEncoder, add_inverse_triples
+from fedgraph.models.text.loss import InfoNCELoss
+from fedgraph.models.text.tokens import EntityTokens
+from fedgraph.models.text.training import train_bi_encoder_epoch
+
+#: Config key of the local epochs per round (shared with the RGCN clients).
+LOCAL_EPOCHS = "local-epochs"
+
+
+class FedMKGCClient(Client):
+    r"""One FedMKGC party: a language's KG and its local
+    :class:`~fedgraph.models.text.BiEncoder` (client side of Algorithm 1).
+
+    :meth:`fit` copies the received language-model weights :math:`w_t` into
+    the local model (with no arrays received it goes on from its own: the
+    Independent baseline), trains ``local-epochs`` epochs of
+    :func:`~fedgraph.models.text.train_bi_encoder_epoch` with Adam over the
+    language model *and* its relation prefixes on the training triples and
+    their inverses, and replies with the language model
+    (:meth:`BiEncoder.shared_arrays`) only; the relation prefixes, the
+    triples and the entity texts never leave the client.
+    ``num_examples`` = the number of training examples (triples + inverses).
+
+    :meth:`evaluate` loads any received weights (the global model), then
+    ranks the true tail and head of each triple of ``config["split"]``
+    among all entities of the client's KG, filtered by its train + valid +
+    test triples, with the :class:`~fedgraph.eval.GraphReranker` bonus on
+    its training graph (:func:`~fedgraph.eval.rank_text_triples`). Its
+    metrics are mergeable: :class:`~fedgraph.eval.LinkPredState` sums
+    (``"head/rr"``, …) and the flat ``count``/``mrr_sum``/``hits@k_sum``
+    that :func:`~fedgraph.federated.merge_metric_sums` reads, plus
+    ``n_triples``.
+
+    Args:
+        graph (KnowledgeGraph): the client's KG (relation ids
+            ``< model.num_relations``).
+        model (BiEncoder): the client's model (its own copy).
+        tokens (EntityTokens): the text of each entity of ``graph``.
+        lr (float, optional): Adam learning rate. (default: :obj:`5e-5`)
+        batch_size (int, optional): training batch (in-batch negatives).
+            (default: :obj:`384`)
+        local_epochs (int, optional): used when the config has no
+            ``local-epochs``. (default: :obj:`1`)
+        margin (float, optional): :math:`\gamma`. (default: :obj:`0.02`)
+        temperature (float, optional): :math:`\tau`. (default: :obj:`0.05`)
+        rerank_alpha (float, optional): :math:`\alpha`; ``0`` disables
+            re-ranking. (default: :obj:`0.01`)
+        rerank_hops (int, optional): :math:`k`. (default: :obj:`5`)
+        directions (Sequence[str], optional): ranked directions.
+            (default: :obj:`("head", "tail")`)
+        eval_batch_size (int, optional): (default: :obj:`256`)
+        reset_optimizer (bool, optional): a fresh Adam every :meth:`fit`
+            (the received weights replace the local ones); ``False`` keeps
+            the moments across rounds. (default: :obj:`True`)
+        seed (int, optional): seeds the batch order. (default: :obj:`0`)
+    """
+
+    def __init__(
+        self,
+        graph: KnowledgeGraph,
+        model: BiEncoder,
+        tokens: EntityTokens,
+        *,
+        lr: float = 5e-5,
+        batch_size: int = 384,
+        local_epochs: int = 1,
+        margin: float = 0.02,
+        temperature: float = 0.05,
+        rerank_alpha: float = 0.01,
+        rerank_hops: int = 5,
+        directions: Sequence[str] = DIRECTIONS,
+        eval_batch_size: int = 256,
+        reset_optimizer: bool = True,
+        seed: int = 0,
+    ) -> None:
+        if lr <= 0:
+            raise ValueError(f"`lr` must be positive (got {lr})")
+        if batch_size < 1:
+            raise ValueError(f"`batch_size` must be positive (got {batch_size})")
+        if local_epochs < 0:
+            raise ValueError(
+                f"`local_epochs` must be non-negative (got {local_epochs})"
+            )
+        if len(tokens) != graph.num_entities:
+            raise ValueError(
+                f"`tokens` holds {len(tokens)} entity texts but `graph` has "
+                f"{graph.num_entities} entities"
+            )
+        if graph.num_relations > model.num_relations:
+            raise ValueError(
+                f"`graph` has {graph.num_relations} relations but `model` only "
+                f"{model.num_relations}"
+            )
+        for d in directions:
+            if d not in DIRECTIONS:
+                raise ValueError(
+                    f"`directions` items must be in {DIRECTIONS} (got {d!r})"
+                )
+        self.graph, self.model, self.tokens = graph, model, tokens
+        self.lr = float(lr)
+        self.batch_size = int(batch_size)
+        self.local_epochs = int(local_epochs)
+        self.loss = InfoNCELoss(margin=margin, temperature=temperature)
+        self.directions = tuple(directions)
+        self.eval_batch_size = int(eval_batch_size)
+        self.reset_optimizer = bool(reset_optimizer)
+        self.examples = add_inverse_triples(graph.triples("train"), model.num_relations)
+        self.filter = TripleFilter(
+            graph.all_triples(), graph.num_entities, graph.num_relations
+        )
+        self.reranker = GraphReranker(
+            graph.edge_index("train"),
+            graph.num_entities,
+            alpha=rerank_alpha,
+            num_hops=rerank_hops,
+        )
+        self.generator = torch.Generator().manual_seed(int(seed))
+        self.optimizer = self._adam()
+
+    def _adam(self) -> torch.optim.Adam:
+        return torch.optim.Adam(self.model.parameters(), lr=self.lr)
+
+    def _load(self, payload: Payload) -> None:
+        if not payload.arrays:
+            return
+        try:
+            self.model.load_shared_arrays(payload.arrays)
+        except (KeyError, ValueError) as err:
+            raise PayloadError(f"{self.graph.name or 'client'}: {err}") from err
+
+    # ---------------------------------------------------------------- API
+    def fit(self, payload: Payload) -> Payload:
+        self._load(payload)
+        epochs = int(payload.config.get(LOCAL_EPOCHS, self.local_epochs))
+        if self.reset_optimizer:
+            self.optimizer = self._adam()
+        total, steps = 0.0, 0
+        for _ in range(epochs):
+            s, n = train_bi_encoder_epoch(
+                self.model,
+                self.examples,
+                self.tokens,
+                optimizer=self.optimizer,
+                loss=self.loss,
+                batch_size=self.batch_size,
+                generator=self.generator,
+            )
+            total, steps = total + s, steps + n
+        # Independent training (nothing received) shares nothing back.
+        shared = self.model.shared_arrays() if payload.arrays else {}
+        return Payload(
+            arrays=shared,
+            metrics={"count": steps, "loss_sum": total},
+            num_examples=int(self.examples.size(0)),
+        )
+
+    def evaluate(self, payload: Payload) -> Payload:
+        self._load(payload)
+        split = str(payload.config.get("split", "valid"))
+        if split not in self.graph.split_names:
+            raise ValueError(
+                f"`split` must be one of {self.graph.split_names} (got '{split}')"
+            )
+        triples = self.graph.triples(split)
+        state = rank_text_triples(
+            self.model,
+            self.tokens,
+            triples,
+            filter=self.filter,
+            reranker=self.reranker,
+            directions=self.directions,
+            batch_size=self.eval_batch_size,
+        )
+        both = {
+            k: sum(state.sums[d][k] for d in DIRECTIONS) for k in state.sums["tail"]
+        }
+        flat = {
+            "count": state.num_queries,
+            "mrr_sum": both["rr"],
+            "mr_sum": both["rank"],
+        }
+        flat.update({f"hits@{k}_sum": both[f"hits@{k}"] for k in state.ks})
+        return Payload(
+            metrics={**state.to_dict(), **flat, "n_triples": int(triples.size(0))},
+            num_examples=int(triples.size(0)),
+        )
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "model": {k: v.clone() for k, v in self.model.state_dict().items()},
+            "optimizer": self.optimizer.state_dict(),
+            "generator": self.generator.get_state(),
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        self.model.load_state_dict(state["model"])
+        self.optimizer = self._adam()
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.generator.set_state(state["generator"])
+
+    def __repr__(self) -> str:
+        return (
+            f"FedMKGCClient(graph={self.graph.name!r}, model={self.model!r}, "
+            f"local_epochs={self.local_epochs}, batch_size={self.batch_size}, "
+            f"lr={self.lr})"
+        )
+
+
+__all__ = ["FedMKGCClient", "LOCAL_EPOCHS"]
