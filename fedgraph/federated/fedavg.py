@@ -71,16 +71,21 @@ class FedAvg(Strategy):
             missing = set(self.arrays) - set(p.arrays)
             if missing:
                 raise PayloadError(
-                    f"Client {c} replied without shared arrays {sorted(missing)} "
-                    f"in round {server_round}; skipping aggregation is not safe."
+                    f"Client {c} replied without {len(missing)} shared arrays "
+                    f"(e.g. {sorted(missing)[:3]}) in round {server_round}; "
+                    "skipping aggregation is not safe."
                 )
-        weights = [max(int(p.num_examples), 0) for p in replies.values()]
-        if sum(weights) == 0:
-            weights = [1] * len(weights)
+        weights = self.client_weights(replies)
         for key in self.arrays:
             self.arrays[key] = weighted_mean(
                 [p.arrays[key] for p in replies.values()], weights
             )
+
+    def client_weights(self, replies: Mapping[int, Payload]) -> list[float]:
+        r"""The averaging weight of each reply (in ``replies`` order): its
+        ``num_examples`` (equal weights when all are zero)."""
+        weights = [float(max(int(p.num_examples), 0)) for p in replies.values()]
+        return weights if sum(weights) > 0 else [1.0] * len(weights)
 
     def state_dict(self) -> dict[str, Any]:
         return {"arrays": {k: v.clone() for k, v in self.arrays.items()}}

@@ -8,10 +8,9 @@ from typing import Any
 from torch import Tensor
 
 from fedgraph.eval.metrics import LinkPredState
-from fedgraph.federated.aggregate import weighted_mean
 from fedgraph.federated.fedavg import FedAvg
 from fedgraph.federated.fedmkgc_client import LOCAL_EPOCHS
-from fedgraph.federated.payload import Payload, PayloadError, Scalar
+from fedgraph.federated.payload import Payload, Scalar
 
 #: The two schedules of FedMKGC.
 SCHEDULES = ("parallel", "sequential")
@@ -126,24 +125,10 @@ class FedMKGC(FedAvg):
             c: Payload(arrays=dict(self.arrays), config=dict(cfg)) for c in client_ids
         }
 
-    def aggregate_train(
-        self, server_round: int, replies: Mapping[int, Payload]
-    ) -> None:
-        if not replies:
-            return
-        for c, p in replies.items():
-            missing = set(self.arrays) - set(p.arrays)
-            if missing:
-                raise PayloadError(
-                    f"Client {c} replied without {len(missing)} language-model "
-                    f"arrays (e.g. {sorted(missing)[:3]}) in round {server_round}; "
-                    "skipping aggregation is not safe."
-                )
-        equal = [1.0] * len(replies)
-        for key in self.arrays:
-            self.arrays[key] = weighted_mean(
-                [p.arrays[key] for p in replies.values()], equal
-            )
+    def client_weights(self, replies: Mapping[int, Payload]) -> list[float]:
+        r"""Equal weights (FedMKGC averages the clients' language models
+        regardless of their KG sizes)."""
+        return [1.0] * len(replies)
 
     def configure_evaluate(
         self, server_round: int, client_ids: Sequence[int], split: str = "valid"
