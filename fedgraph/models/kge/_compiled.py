@@ -151,6 +151,36 @@ class FusedDistance(torch.autograd.Function):
         return None, gq, gc
 
 
+class GatheredDistance(torch.autograd.Function):
+    r"""``[B, K]`` distances between each query ``b`` and the rows
+    ``table[index[b, k]]``, never materialising ``[B, K, d]``:
+    ``GatheredDistance.apply(kernel_set, query, table, index)``. The set's
+    kernels take ``(query, table, index)`` (``forward``) and ``(grad, query,
+    table, index)`` (``grad_query``; ``grad_cand`` returns the dense
+    ``[N, d]`` gradient of ``table``)."""
+
+    @staticmethod
+    def forward(
+        ctx: Any, kernels: KernelSet, query: Tensor, table: Tensor, index: Tensor
+    ) -> Tensor:
+        ctx.kernels = kernels
+        ctx.save_for_backward(query, table, index)
+        return kernels("forward", query, table, index)
+
+    @staticmethod
+    def backward(
+        ctx: Any, grad: Tensor
+    ) -> tuple[None, Tensor | None, Tensor | None, None]:
+        query, table, index = ctx.saved_tensors
+        grad = grad.contiguous()
+        gq = gt = None
+        if ctx.needs_input_grad[1]:
+            gq = ctx.kernels("grad_query", grad, query, table, index)
+        if ctx.needs_input_grad[2]:
+            gt = ctx.kernels("grad_cand", grad, query, table, index)
+        return None, gq, gt, None
+
+
 def check_pair(query: Tensor, cand: Tensor, what: str = "d") -> None:
     r"""Raises :class:`ValueError` unless ``query`` is ``[B, d]`` and ``cand``
     ``[C, d]`` with the same ``d``."""
@@ -161,4 +191,10 @@ def check_pair(query: Tensor, cand: Tensor, what: str = "d") -> None:
         )
 
 
-__all__ = ["KernelSet", "FusedDistance", "env_enabled", "check_pair"]
+__all__ = [
+    "KernelSet",
+    "FusedDistance",
+    "GatheredDistance",
+    "env_enabled",
+    "check_pair",
+]

@@ -181,6 +181,16 @@ class KGEModel(nn.Module, ABC):
                 "`negative` must be [K] or [B, K] with B = len(positive) "
                 f"(got {tuple(negative.shape)} for B={b})"
             )
+        if (
+            negative.dim() == 2
+            and type(self).score_gathered is not KGEModel.score_gathered
+        ):
+            ent = self.entity_embedding(torch.cat([positive[:, 0], positive[:, 2]]))
+            head, tail = ent[:b], ent[b:]
+            rel = self.relation_embedding(positive[:, 1])
+            fused = self.score_gathered(head, rel, tail, negative, mode)
+            if fused is not None:
+                return self.interaction(head, rel, tail), fused
         idx = torch.cat([positive[:, 0], positive[:, 2], negative.reshape(-1)])
         ent = self.entity_embedding(idx)
         head, tail = ent[:b], ent[b : 2 * b]
@@ -194,6 +204,15 @@ class KGEModel(nn.Module, ABC):
         if mode == TAIL_BATCH:
             return pos_score, self.interaction(head[:, None], rel[:, None], neg)
         return pos_score, self.interaction(neg, rel[:, None], tail[:, None])
+
+    def score_gathered(
+        self, head: Tensor, rel: Tensor, tail: Tensor, negative: Tensor, mode: str
+    ) -> Tensor | None:
+        r"""``[B, K]`` scores of per-positive negatives ``negative`` computed
+        from the entity table without gathering its ``B × K`` rows, or
+        :obj:`None` where the model has no such kernel (then
+        :meth:`score_batch` gathers them). (default: :obj:`None`)"""
+        return None
 
     def forward(self, head: Tensor, rel: Tensor, tail: Tensor) -> Tensor:
         r"""Alias of :meth:`score_hrt` (PyG-style ``model(h, r, t)``)."""

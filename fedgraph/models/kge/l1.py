@@ -29,7 +29,12 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-from fedgraph.models.kge._compiled import FusedDistance, KernelSet, check_pair
+from fedgraph.models.kge._compiled import (
+    FusedDistance,
+    GatheredDistance,
+    KernelSet,
+    check_pair,
+)
 
 # State of the compiled kernels (see fedgraph.models.kge._compiled).
 _KERNELS: dict[str, Callable[..., Tensor]] | None = None
@@ -70,6 +75,50 @@ _KERNEL_SET = KernelSet(
 )
 
 
+# Per-positive negatives: D[b, k] = sum_d |q[b, d] - table[index[b, k], d]|.
+# Compiled, the gather is an indirect load inside the reduction loop; eager,
+# the same expressions materialise [B, K, d] (the fallback).
+def _gather_forward(query: Tensor, table: Tensor, index: Tensor) -> Tensor:
+    return (query[:, None, :] - table[index]).abs().sum(-1)
+
+
+def _gather_grad_query(
+    grad: Tensor, query: Tensor, table: Tensor, index: Tensor
+) -> Tensor:
+    # [B, d, K] so that the reduction runs over the negatives.
+    x = table[index].permute(0, 2, 1)
+    g = grad[:, None, :]
+    return torch.where(query[:, :, None] > x, g, -g).sum(-1)
+
+
+def _gather_grad_table(
+    grad: Tensor, query: Tensor, table: Tensor, index: Tensor
+) -> Tensor:
+    g = grad[:, :, None]
+    rows = torch.where(query[:, None, :] > table[index], -g, g)
+    return torch.zeros_like(table).index_put_(
+        (index.reshape(-1),), rows.reshape(-1, table.size(1)), accumulate=True
+    )
+
+
+_GATHER_STATE: dict[str, object] = {}
+_GATHER_SET = KernelSet(
+    _GATHER_STATE,
+    "gathered L1",
+    "an eager gather",
+    kernels={
+        "forward": _gather_forward,
+        "grad_query": _gather_grad_query,
+        "grad_cand": _gather_grad_table,
+    },
+    fallbacks={
+        "forward": _gather_forward,
+        "grad_query": _gather_grad_query,
+        "grad_cand": _gather_grad_table,
+    },
+)
+
+
 def compile_enabled() -> bool:
     r"""Whether the compiled kernels are used (``FEDGRAPH_COMPILE`` not ``0``
     and no earlier compilation failure)."""
@@ -85,4 +134,26 @@ def l1_distance(query: Tensor, cand: Tensor) -> Tensor:
     return FusedDistance.apply(_KERNEL_SET, query.contiguous(), cand.contiguous())
 
 
-__all__ = ["l1_distance", "compile_enabled"]
+def l1_gathered(query: Tensor, table: Tensor, index: Tensor) -> Tensor:
+    r"""The ``[B, K]`` L1 distances between ``query[b]`` (``[B, d]``) and
+    ``table[index[b, k]]`` (``table`` ``[N, d]``, ``index`` ``[B, K]``),
+    differentiable in ``query`` and ``table`` (a dense ``[N, d]`` gradient),
+    without the ``[B, K, d]`` gather when compiled: the per-positive
+    negatives of TransE (FedE/FedLU's default sampling)."""
+    if query.dim() != 2 or table.dim() != 2 or query.size(1) != table.size(1):
+        raise ValueError(
+            f"`query` and `table` must be [B, d] and [N, d] with the same d "
+            f"(got {tuple(query.shape)} and {tuple(table.shape)})"
+        )
+    if index.dim() != 2 or index.size(0) != query.size(0):
+        raise ValueError(
+            f"`index` must be [B, K] with B = {query.size(0)} (got {tuple(index.shape)})"
+        )
+    if not _GATHER_SET.enabled():
+        return _gather_forward(query, table, index)  # plain autograd
+    return GatheredDistance.apply(
+        _GATHER_SET, query.contiguous(), table.contiguous(), index.contiguous()
+    )
+
+
+__all__ = ["l1_distance", "l1_gathered", "compile_enabled"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from fedgraph.models.kge.base import KGEModel
-from fedgraph.models.kge.l1 import l1_distance
+from fedgraph.models.kge.base import TAIL_BATCH, KGEModel
+from fedgraph.models.kge.l1 import compile_enabled, l1_distance, l1_gathered
 
 
 class TransE(KGEModel):
@@ -64,6 +64,16 @@ class TransE(KGEModel):
             return l1_distance(query, cand)
         sq = (query * query).sum(-1, keepdim=True) + (cand * cand).sum(-1)
         return (sq - 2.0 * query @ cand.t()).clamp_min(1e-12).sqrt()
+
+    def score_gathered(
+        self, head: Tensor, rel: Tensor, tail: Tensor, negative: Tensor, mode: str
+    ) -> Tensor | None:
+        r"""Per-positive negatives with the compiled gathered L1 kernel
+        (:func:`~fedgraph.models.kge.l1.l1_gathered`; ``p=1`` only)."""
+        if self.p_norm != 1 or not compile_enabled():
+            return None
+        query = head + rel if mode == TAIL_BATCH else tail - rel
+        return self.gamma - l1_gathered(query, self.entity_embedding.weight, negative)
 
     def score_tails(self, head: Tensor, rel: Tensor, cand: Tensor) -> Tensor:
         return self.gamma - self._dist(head + rel, cand)
