@@ -125,7 +125,7 @@ def make_client_app(
 
     app = ClientApp()
 
-    def setup(message: Message, context: Context) -> tuple[Client, int, Any, dict]:
+    def setup(message: Message, context: Context) -> tuple[Client, int, Any, dict, Any]:
         cfg = parse(context.run_config)
         if cfg.threads > 0:
             torch.set_num_threads(cfg.threads)
@@ -149,11 +149,12 @@ def make_client_app(
                 "true`); training on would silently start from scratch, so the "
                 "run stops."
             )
-        return client, cid, payload, control
+        return client, cid, payload, control, cfg
 
     def reply(
         message: Message,
         context: Context,
+        cfg: Any,
         received: dict[str, Any],
         cid: int,
         payload: Any,
@@ -168,7 +169,7 @@ def make_client_app(
             and RESUME_ROUND not in received
         ):
             save_snapshot(
-                state_dir(parse(context.run_config), context.node_config, cid),
+                state_dir(cfg, context.node_config, cid),
                 int(received.get(SERVER_ROUND, 0)),
                 context.state,
                 (CURRENT, CANDIDATE, BEST),
@@ -177,23 +178,23 @@ def make_client_app(
 
     @app.query("register")
     def register(message: Message, context: Context) -> Message:
-        client, cid, _, control = setup(message, context)
+        client, cid, _, control, cfg = setup(message, context)
         out = client.register()
         if not has_state(context.state, CURRENT):
             save_state(context.state, CURRENT, client.state_dict(), round=0)
-        return reply(message, context, control, cid, out, **{PARTITION_ID: cid})
+        return reply(message, context, cfg, control, cid, out, **{PARTITION_ID: cid})
 
     @app.train()
     def train(message: Message, context: Context) -> Message:
-        client, cid, payload, control = setup(message, context)
+        client, cid, payload, control, cfg = setup(message, context)
         out = client.fit(payload)
         rnd = int(control.get(SERVER_ROUND, 0))
         save_state(context.state, CURRENT, client.state_dict(), round=rnd)
-        return reply(message, context, control, cid, out)
+        return reply(message, context, cfg, control, cid, out)
 
     @app.evaluate()
     def evaluate(message: Message, context: Context) -> Message:
-        client, cid, payload, control = setup(message, context)
+        client, cid, payload, control, cfg = setup(message, context)
         if control.get(USE_BEST):
             best = load_state(context.state, BEST)
             if best is None:
@@ -207,7 +208,7 @@ def make_client_app(
         if control.get(SNAPSHOT):
             rnd = int(control.get(SERVER_ROUND, 0))
             save_state(context.state, CANDIDATE, client.state_dict(), round=rnd)
-        return reply(message, context, control, cid, out)
+        return reply(message, context, cfg, control, cid, out)
 
     return app
 

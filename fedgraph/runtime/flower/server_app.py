@@ -113,18 +113,17 @@ def run_server(
     if cfg.threads > 0:
         torch.set_num_threads(cfg.threads)
     strategy, num_clients = build_strategy(cfg)
-    ckpt = Path(getattr(cfg, "checkpoint_dir", "") or "")
-    checkpointed = str(ckpt) not in ("", ".")
+    ckpt_dir = getattr(cfg, "checkpoint_dir", "")  # Fed-RGCN settings have none
     transport = GridTransport(
         grid,
         num_clients,
         reply_timeout=cfg.reply_timeout or None,
         connect_timeout=cfg.connect_timeout,
-        checkpoint=checkpointed,
+        checkpoint=bool(ckpt_dir),
     )
     hooks: dict[str, Any] = {}
-    if checkpointed:
-        hooks = _checkpointing(ckpt, strategy, transport, getattr(cfg, "resume", False))
+    if ckpt_dir:
+        hooks = _checkpointing(Path(ckpt_dir), strategy, transport, cfg.resume)
     res = run_federation(
         strategy,
         transport,
