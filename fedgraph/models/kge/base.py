@@ -181,16 +181,14 @@ class KGEModel(nn.Module, ABC):
                 "`negative` must be [K] or [B, K] with B = len(positive) "
                 f"(got {tuple(negative.shape)} for B={b})"
             )
-        if (
-            negative.dim() == 2
-            and type(self).score_gathered is not KGEModel.score_gathered
-        ):
+        if negative.dim() == 2 and self.gathers_negatives():
             ent = self.entity_embedding(torch.cat([positive[:, 0], positive[:, 2]]))
             head, tail = ent[:b], ent[b:]
             rel = self.relation_embedding(positive[:, 1])
-            fused = self.score_gathered(head, rel, tail, negative, mode)
-            if fused is not None:
-                return self.interaction(head, rel, tail), fused
+            return (
+                self.interaction(head, rel, tail),
+                self.score_gathered(head, rel, tail, negative, mode),
+            )
         idx = torch.cat([positive[:, 0], positive[:, 2], negative.reshape(-1)])
         ent = self.entity_embedding(idx)
         head, tail = ent[:b], ent[b : 2 * b]
@@ -205,14 +203,20 @@ class KGEModel(nn.Module, ABC):
             return pos_score, self.interaction(head[:, None], rel[:, None], neg)
         return pos_score, self.interaction(neg, rel[:, None], tail[:, None])
 
+    def gathers_negatives(self) -> bool:
+        r"""Whether :meth:`score_gathered` scores ``[B, K]`` negatives (else
+        :meth:`score_batch` gathers their rows). (default: :obj:`False`)"""
+        return False
+
     def score_gathered(
         self, head: Tensor, rel: Tensor, tail: Tensor, negative: Tensor, mode: str
-    ) -> Tensor | None:
+    ) -> Tensor:
         r"""``[B, K]`` scores of per-positive negatives ``negative`` computed
-        from the entity table without gathering its ``B × K`` rows, or
-        :obj:`None` where the model has no such kernel (then
-        :meth:`score_batch` gathers them). (default: :obj:`None`)"""
-        return None
+        from the entity table without gathering its ``B × K`` rows; used
+        when :meth:`gathers_negatives` is true."""
+        raise NotImplementedError(
+            f"{type(self).__name__} has no gathered negative scoring"
+        )
 
     def forward(self, head: Tensor, rel: Tensor, tail: Tensor) -> Tensor:
         r"""Alias of :meth:`score_hrt` (PyG-style ``model(h, r, t)``)."""

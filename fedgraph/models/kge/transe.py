@@ -65,13 +65,16 @@ class TransE(KGEModel):
         sq = (query * query).sum(-1, keepdim=True) + (cand * cand).sum(-1)
         return (sq - 2.0 * query @ cand.t()).clamp_min(1e-12).sqrt()
 
+    def gathers_negatives(self) -> bool:
+        r"""The compiled gathered L1 kernel serves ``p=1`` when compilation
+        is on."""
+        return self.p_norm == 1 and compile_enabled()
+
     def score_gathered(
         self, head: Tensor, rel: Tensor, tail: Tensor, negative: Tensor, mode: str
-    ) -> Tensor | None:
+    ) -> Tensor:
         r"""Per-positive negatives with the compiled gathered L1 kernel
-        (:func:`~fedgraph.models.kge.l1.l1_gathered`; ``p=1`` only)."""
-        if self.p_norm != 1 or not compile_enabled():
-            return None
+        (:func:`~fedgraph.models.kge.l1.l1_gathered`)."""
         query = head + rel if mode == TAIL_BATCH else tail - rel
         return self.gamma - l1_gathered(query, self.entity_embedding.weight, negative)
 
