@@ -47,64 +47,44 @@ REGIMES = ("shared", "per-positive", "frozen", "frozen-shared")
 
 
 class FrozenNegatives(NegativeSampler):
-    r"""FedLU's code: ``K`` negatives per training triple and mode, drawn
-    once (seeded) and returned for that triple every time it is sampled."""
+    r"""Negatives drawn once (seeded) and replayed: FedLU's code.
 
-    def __init__(
-        self, triples: Tensor, num_entities: int, num_negatives: int, seed: int
-    ) -> None:
-        super().__init__(num_entities, num_negatives)
-        self.num_relations = int(triples[:, 1].max()) + 1
-        keys = triple_keys(triples, num_entities, self.num_relations)
-        self.keys, self.order = torch.sort(keys)
-        if bool((self.keys[1:] == self.keys[:-1]).any()):
-            raise ValueError("the training triples hold duplicates")
-        gen = torch.Generator().manual_seed(seed)
-        n = triples.size(0)
-        self.table = {
-            m: torch.randint(num_entities, (n, num_negatives), generator=gen)
-            for m in MODES
-        }
-
-    def sample(self, positive, mode="tail-batch", generator=None):  # noqa: ANN001, ANN201
-        keys = triple_keys(positive, self.num_entities, self.num_relations)
-        pos = torch.searchsorted(self.keys, keys)
-        if not bool((self.keys[pos.clamp_max(self.keys.numel() - 1)] == keys).all()):
-            raise KeyError("a sampled positive is not a training triple")
-        return self.table[mode][self.order[pos]]
-
-
-class FrozenSharedNegatives(NegativeSampler):
-    r"""Frozen shared negatives: with the batch order fixed, batch ``i``
-    (known by its first triple) gets the same ``[K]`` ids every epoch."""
+    Per positive (``batch_size=None``): ``K`` ids per training triple and
+    mode, returned for that triple whenever it is sampled. Shared
+    (``batch_size`` set, batch order fixed): ``K`` ids per batch and mode,
+    the batch known by its first triple."""
 
     def __init__(
         self,
         triples: Tensor,
-        batch_size: int,
         num_entities: int,
         num_negatives: int,
         seed: int,
+        batch_size: int | None = None,
     ) -> None:
-        super().__init__(num_entities, num_negatives, shared=True)
+        super().__init__(num_entities, num_negatives, shared=batch_size is not None)
         self.num_relations = int(triples[:, 1].max()) + 1
-        firsts = triples[::batch_size]
-        keys = triple_keys(firsts, num_entities, self.num_relations)
+        anchors = triples if batch_size is None else triples[::batch_size]
+        keys = triple_keys(anchors, num_entities, self.num_relations)
         self.keys, self.order = torch.sort(keys)
+        if bool((self.keys[1:] == self.keys[:-1]).any()):
+            raise ValueError("the training triples hold duplicates")
         gen = torch.Generator().manual_seed(seed)
         self.table = {
             m: torch.randint(
-                num_entities, (firsts.size(0), num_negatives), generator=gen
+                num_entities, (anchors.size(0), num_negatives), generator=gen
             )
             for m in MODES
         }
 
     def sample(self, positive, mode="tail-batch", generator=None):  # noqa: ANN001, ANN201
-        key = triple_keys(positive[:1], self.num_entities, self.num_relations)
-        pos = torch.searchsorted(self.keys, key)
-        if not bool(self.keys[pos.clamp_max(self.keys.numel() - 1)] == key):
-            raise KeyError("a batch does not start where the frozen order says")
-        return self.table[mode][self.order[pos]][0]
+        anchors = positive[:1] if self.shared else positive
+        keys = triple_keys(anchors, self.num_entities, self.num_relations)
+        pos = torch.searchsorted(self.keys, keys)
+        if not bool((self.keys[pos.clamp_max(self.keys.numel() - 1)] == keys).all()):
+            raise KeyError("a sampled batch is not where the frozen order says")
+        rows = self.table[mode][self.order[pos]]
+        return rows[0] if self.shared else rows
 
 
 def run_regime(graph, client: int, regime: str, out: Path, a) -> dict:  # noqa: ANN001
@@ -131,18 +111,13 @@ def run_regime(graph, client: int, regime: str, out: Path, a) -> dict:  # noqa: 
         trainer.train_triples = trainer.train_triples[perm]
         if trainer.weights is not None:
             trainer.weights = trainer.weights[perm]
-        if regime == "frozen":
-            trainer.sampler = FrozenNegatives(
-                trainer.train_triples, graph.num_entities, a.num_negatives, a.seed + 2
-            )
-        else:
-            trainer.sampler = FrozenSharedNegatives(
-                trainer.train_triples,
-                a.batch_size,
-                graph.num_entities,
-                a.num_negatives,
-                a.seed + 2,
-            )
+        trainer.sampler = FrozenNegatives(
+            trainer.train_triples,
+            graph.num_entities,
+            a.num_negatives,
+            a.seed + 2,
+            batch_size=a.batch_size if regime == "frozen-shared" else None,
+        )
     t0 = time.perf_counter()
     info = trainer.fit()
     test = trainer.evaluate("test").compute()
