@@ -58,6 +58,15 @@ class Strategy(ABC):
         (:func:`~fedgraph.federated.aggregate.merge_metric_sums`)."""
         return merge_metric_sums({c: p.metrics for c, p in replies.items()})
 
+    def on_validation(self, server_round: int, metrics: Mapping[str, float]) -> None:
+        r"""Called by the runtime with the weighted metrics of each periodic
+        evaluation pass (validation unless the runtime's ``eval_split`` says
+        otherwise; never the final test), before the next round is
+        configured: a strategy may adapt its schedule to them (FedLU's gated
+        distillation). Whatever it changes belongs in :meth:`state_dict`.
+        (default: nothing)"""
+        return None
+
     def client_metrics(self, reply: Payload) -> dict[str, float]:
         r"""The metrics of one client's ``evaluate`` reply (for per-client
         reporting; the same merge as :meth:`aggregate_evaluate`, on one

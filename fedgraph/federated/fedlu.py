@@ -19,8 +19,15 @@ from fedgraph.federated.payload import Payload, Scalar
 from fedgraph.models.kge import KGEModel
 from fedgraph.partition.shard import KGShard
 
-#: config key: the distillation weight sent by the server.
+#: config key: the distillation weight sent by the server (both directions,
+#: unless the two keys below say otherwise).
 MU_DISTILL = "distill-mu"
+#: config key: weight of the local model's distillation (teacher: global).
+MU_LOCAL = "distill-mu-local"
+#: config key: weight of the global model's distillation (teacher: local).
+MU_GLOBAL = "distill-mu-global"
+#: distillation schedules of :class:`FedLU`.
+SCHEDULES = ("always", "gated")
 #: prefix of the global model's metrics in an evaluation reply.
 GLOBAL = "global:"
 
@@ -48,6 +55,19 @@ class FedLU(FedE):
     evaluation states: the local model's metrics unprefixed (reported as
     ``weighted``), the global model's prefixed ``global_`` (``weighted_global``).
 
+    Two distillation schedules:
+
+    * ``"always"`` (the paper's Algorithm 1): both directions from round 1.
+    * ``"gated"`` (FedLU's published code, ``fedlu.py``'s ``pipeline``, which
+      produced its Table 1): no distillation at first; each validation pass
+      compares the weighted local and global validation MRR with their best
+      so far and switches a direction on for good: global→local when the
+      local model improved and the global did not, local→global when the
+      global improved and the local did not, both when neither improved,
+      and local→global when, after ``distill_wait`` rounds, either improved
+      by at most ``distill_tol`` (the code sets its ``nodistl2g`` flag twice
+      there, never ``nodistg2l``; kept as published).
+
     Args:
         num_entities (int): size of the global entity vocabulary.
         entity_dim (int): width of an entity row.
@@ -57,6 +77,13 @@ class FedLU(FedE):
         seed (int, optional): seed of the initial table. (default: :obj:`0`)
         config (Mapping[str, Scalar], optional): sent with every training
             payload.
+        distill_schedule (str, optional): ``"always"`` or ``"gated"``.
+            (default: :obj:`"always"`)
+        distill_wait (int, optional): rounds before the gated schedule's
+            plateau rule applies (the code's ``--wait_iter``). (default:
+            :obj:`20`)
+        distill_tol (float, optional): the plateau rule's MRR improvement
+            threshold (fraction, not %). (default: :obj:`1e-3`)
     """
 
     def __init__(
@@ -68,9 +95,22 @@ class FedLU(FedE):
         mu_distill: float = 2.0,
         seed: int = 0,
         config: Mapping[str, Scalar] | None = None,
+        distill_schedule: str = "always",
+        distill_wait: int = 20,
+        distill_tol: float = 1e-3,
     ) -> None:
         if mu_distill < 0:
             raise ValueError(f"`mu_distill` must be >= 0 (got {mu_distill})")
+        if distill_schedule not in SCHEDULES:
+            raise ValueError(
+                f"`distill_schedule` must be one of {SCHEDULES} "
+                f"(got {distill_schedule!r})"
+            )
+        if distill_wait < 0 or distill_tol < 0:
+            raise ValueError(
+                f"`distill_wait` and `distill_tol` must be >= 0 (got "
+                f"{distill_wait}, {distill_tol})"
+            )
         super().__init__(
             num_entities,
             entity_dim,
@@ -80,9 +120,59 @@ class FedLU(FedE):
             config=config,
         )
         self.mu_distill = float(mu_distill)
+        self.distill_schedule = distill_schedule
+        self.distill_wait = int(distill_wait)
+        self.distill_tol = float(distill_tol)
+        gated = distill_schedule == "gated"
+        #: whether the local model distils from the global one (and back).
+        self.global_to_local = not gated
+        self.local_to_global = not gated
+        self.best_local = self.best_global = 0.0
 
     def train_config(self, server_round: int) -> dict[str, Scalar]:
-        return {**super().train_config(server_round), MU_DISTILL: self.mu_distill}
+        return {
+            **super().train_config(server_round),
+            MU_DISTILL: self.mu_distill,
+            MU_LOCAL: self.mu_distill if self.global_to_local else 0.0,
+            MU_GLOBAL: self.mu_distill if self.local_to_global else 0.0,
+        }
+
+    def on_validation(self, server_round: int, metrics: Mapping[str, float]) -> None:
+        r"""The gated schedule's switches (see the class docstring)."""
+        if self.distill_schedule != "gated":
+            return
+        loc, glob = float(metrics["mrr"]), float(metrics["global_mrr"])
+        gain_l, gain_g = loc - self.best_local, glob - self.best_global
+        if server_round > self.distill_wait and min(gain_l, gain_g) <= self.distill_tol:
+            self.local_to_global = True
+        if gain_l > 0 and gain_g > 0:
+            self.best_local, self.best_global = loc, glob
+        elif gain_g > 0:
+            self.local_to_global, self.best_global = True, glob
+        elif gain_l > 0:
+            self.global_to_local, self.best_local = True, loc
+        else:
+            self.local_to_global = self.global_to_local = True
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            **super().state_dict(),
+            "distill": {
+                "global_to_local": self.global_to_local,
+                "local_to_global": self.local_to_global,
+                "best_local": self.best_local,
+                "best_global": self.best_global,
+            },
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        super().load_state_dict(state)
+        d = state.get("distill")  # absent in checkpoints of "always" runs before it
+        if d is not None:
+            self.global_to_local = bool(d["global_to_local"])
+            self.local_to_global = bool(d["local_to_global"])
+            self.best_local = float(d["best_local"])
+            self.best_global = float(d["best_global"])
 
     def aggregate_evaluate(
         self, server_round: int, replies: Mapping[int, Payload]
@@ -106,7 +196,14 @@ class FedLU(FedE):
     def get_params(self) -> dict[str, Any]:
         params = super().get_params()
         params.pop("evaluate_with", None)
-        return {**params, "mu_distill": self.mu_distill}
+        params["mu_distill"] = self.mu_distill
+        if self.distill_schedule != "always":
+            params.update(
+                distill_schedule=self.distill_schedule,
+                distill_wait=self.distill_wait,
+                distill_tol=self.distill_tol,
+            )
+        return params
 
 
 class FedLUClient(KGEClient):
@@ -159,6 +256,8 @@ class FedLUClient(KGEClient):
                 )
         self.global_optimizer = self._global_optimizer()
         mu = float(payload.config.get(MU_DISTILL, self.mu_distill))
+        mu_local = float(payload.config.get(MU_LOCAL, mu))
+        mu_global = float(payload.config.get(MU_GLOBAL, mu))
         loss_l, loss_g = mutual_epochs(
             self.model,
             self.global_model,
@@ -170,7 +269,8 @@ class FedLUClient(KGEClient):
             global_optimizer=self.global_optimizer,
             sampler=self.sampler,
             generator=self.generator,
-            mu_distill=mu,
+            mu_distill=mu_local,
+            mu_global=mu_global,
             weights=self.weights,
             modes=self.modes,
         )
@@ -232,4 +332,4 @@ class FedLUClient(KGEClient):
         )
 
 
-__all__ = ["FedLU", "FedLUClient", "MU_DISTILL", "GLOBAL"]
+__all__ = ["FedLU", "FedLUClient", "MU_DISTILL", "MU_LOCAL", "MU_GLOBAL", "GLOBAL"]

@@ -3,7 +3,10 @@ registry of :mod:`fedgraph.federated.kge_setup` (``fedgraph train
 --algorithm fedlu|fedep|feds``).
 
 Algorithm settings come from :attr:`KGESettings.extra`: ``mu_distill``
-(FedLU, default 2), ``p`` and ``sync_interval`` (FedS, defaults 0.4 and 4).
+(FedLU, default 2), ``distill_schedule`` (``always`` or ``gated``),
+``distill_wait`` (20) and ``distill_tol`` (0.001) (FedLU's distillation
+schedule, :class:`~fedgraph.federated.fedlu.FedLU`), ``p`` and
+``sync_interval`` (FedS, defaults 0.4 and 4).
 """
 
 from __future__ import annotations
@@ -21,11 +24,20 @@ from fedgraph.partition.shard import FederatedKG
 
 
 def build_fedlu(fed: FederatedKG, s: KGESettings) -> tuple[Strategy, dict[int, Client]]:
-    r"""FedLU (§4.1) with ``extra["mu_distill"]`` (default 2)."""
+    r"""FedLU (§4.1) with ``extra["mu_distill"]`` (default 2) and its
+    distillation schedule (``distill_schedule``, ``distill_wait``,
+    ``distill_tol``)."""
     width, rho = entity_geometry(s)
     mu = float(s.extra.get("mu_distill", 2.0))
     strategy = FedLU(
-        fed.num_entities, width, init_range=rho, mu_distill=mu, seed=s.seed
+        fed.num_entities,
+        width,
+        init_range=rho,
+        mu_distill=mu,
+        seed=s.seed,
+        distill_schedule=str(s.extra.get("distill_schedule", "always")),
+        distill_wait=int(s.extra.get("distill_wait", 20)),
+        distill_tol=float(s.extra.get("distill_tol", 1e-3)),
     )
     return strategy, build_clients(fed, s, FedLUClient, mu_distill=mu)
 

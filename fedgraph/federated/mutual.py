@@ -48,6 +48,7 @@ def mutual_epochs(
     mu_distill: float = 2.0,
     weights: Tensor | None = None,
     modes: tuple[str, ...] = MODES,
+    mu_global: float | None = None,
 ) -> tuple[float, float]:
     r"""FedLU learning (Algorithm 1, lines 6–7) and passive decay: for each
     batch and corruption mode, one step of the local model on
@@ -58,11 +59,16 @@ def mutual_epochs(
         \,\|\, \mathcal{P}^{\text{local}})  \qquad \text{(Eq. 11)}
 
     then one step of the global model with the roles swapped (the teacher is
-    detached each time); both see the same negatives.
+    detached each time); both see the same negatives. ``mu_distill`` weighs
+    the local model's distillation (teacher: global) and ``mu_global`` the
+    global model's (teacher: local; ``None``: the same as ``mu_distill``). A
+    zero weight skips that direction's teacher scores altogether.
 
     Returns:
         tuple[float, float]: the mean local and global losses.
     """
+    mu_local = float(mu_distill)
+    mu_glob = mu_local if mu_global is None else float(mu_global)
     total_l = total_g = 0.0
     steps = 0
     n = triples.size(0)
@@ -74,21 +80,21 @@ def mutual_epochs(
             w = None if weights is None else weights[idx]
             for mode in modes:
                 neg = sampler.sample(batch, mode, generator)
-                with torch.no_grad():
-                    g_pos, g_neg = _scores(glob, batch, neg, mode)
                 l_pos, l_neg = _scores(local, batch, neg, mode)
                 value = loss(l_pos, l_neg, w)
-                if mu_distill:
-                    value = value + mu_distill * distillation_loss(
+                if mu_local:
+                    with torch.no_grad():
+                        g_pos, g_neg = _scores(glob, batch, neg, mode)
+                    value = value + mu_local * distillation_loss(
                         l_pos, l_neg, g_pos, g_neg
                     )
                 total_l += _step(local_optimizer, value)
-                with torch.no_grad():
-                    l_pos, l_neg = _scores(local, batch, neg, mode)
                 g_pos, g_neg = _scores(glob, batch, neg, mode)
                 value = loss(g_pos, g_neg, w)
-                if mu_distill:
-                    value = value + mu_distill * distillation_loss(
+                if mu_glob:
+                    with torch.no_grad():
+                        l_pos, l_neg = _scores(local, batch, neg, mode)
+                    value = value + mu_glob * distillation_loss(
                         g_pos, g_neg, l_pos, l_neg
                     )
                 total_g += _step(global_optimizer, value)

@@ -255,6 +255,7 @@ def run_federation(
                     f"{eval_split}_clients": valid_clients,
                 }
             )
+            strategy.on_validation(rnd, valid)
             value = float(valid.get(monitor, float("nan")))
             if value > state.best_value:
                 state.best_value, state.bad, improved = value, 0, True

@@ -1,7 +1,15 @@
+import pytest
 import torch
 from fedlu_toy import toy_federation, toy_model
 
-from fedgraph.federated.fedlu import GLOBAL, MU_DISTILL, FedLU, FedLUClient
+from fedgraph.federated.fedlu import (
+    GLOBAL,
+    MU_DISTILL,
+    MU_GLOBAL,
+    MU_LOCAL,
+    FedLU,
+    FedLUClient,
+)
 from fedgraph.federated.payload import Payload
 from fedgraph.runtime.simulation import run_simulation
 
@@ -80,3 +88,117 @@ def test_evaluate_reply_has_both_states():
     cl = _clients(fed)[1]
     m = cl.evaluate(Payload(config={"split": "test"})).metrics
     assert m["head/count"] == 5 and m[GLOBAL + "tail/count"] == 5
+
+
+def _gated(**kw):
+    return FedLU(12, 8, init_range=1.0, distill_schedule="gated", **kw)
+
+
+def _switches(strat):
+    cfg = strat.train_config(1)
+    return cfg[MU_LOCAL], cfg[MU_GLOBAL]
+
+
+def test_always_schedule_distils_both_ways_from_round_one():
+    strat = FedLU(12, 8, init_range=1.0, mu_distill=1.5)
+    assert _switches(strat) == (1.5, 1.5)
+    strat.on_validation(5, {"mrr": 0.1, "global_mrr": 0.1})
+    assert _switches(strat) == (1.5, 1.5)
+
+
+def test_gated_schedule_follows_fedlu_code_rules():
+    # FedLU's pipeline(): no distillation until a direction is switched on
+    s = _gated(mu_distill=2.0, distill_wait=20)
+    assert _switches(s) == (0.0, 0.0)
+    s.on_validation(5, {"mrr": 0.20, "global_mrr": 0.15})  # both improve
+    assert _switches(s) == (0.0, 0.0)
+    # a small gain is no plateau before the wait is over
+    s.on_validation(10, {"mrr": 0.2005, "global_mrr": 0.1505})
+    assert _switches(s) == (0.0, 0.0)
+    assert (s.best_local, s.best_global) == (0.2005, 0.1505)
+    # local improves, global does not: the local model distils from the global
+    s.on_validation(15, {"mrr": 0.25, "global_mrr": 0.15})
+    assert _switches(s) == (2.0, 0.0) and s.best_local == 0.25
+    # after the wait, a plateau (gain <= tol) turns on local -> global only
+    s2 = _gated(mu_distill=2.0, distill_wait=20)
+    s2.on_validation(25, {"mrr": 0.20, "global_mrr": 0.15})
+    s2.on_validation(30, {"mrr": 0.2005, "global_mrr": 0.1600})
+    assert _switches(s2) == (0.0, 2.0)
+    # global improves, local does not: local -> global
+    s3 = _gated()
+    s3.on_validation(5, {"mrr": 0.2, "global_mrr": 0.1})
+    s3.on_validation(10, {"mrr": 0.19, "global_mrr": 0.12})
+    assert _switches(s3) == (0.0, 2.0) and s3.best_global == 0.12
+    # neither improves: both, for good
+    s4 = _gated()
+    s4.on_validation(5, {"mrr": 0.2, "global_mrr": 0.1})
+    s4.on_validation(10, {"mrr": 0.2, "global_mrr": 0.1})
+    assert _switches(s4) == (2.0, 2.0)
+    s4.on_validation(15, {"mrr": 0.3, "global_mrr": 0.3})
+    assert _switches(s4) == (2.0, 2.0)
+
+
+def test_gated_schedule_state_round_trips():
+    s = _gated(mu_distill=2.0)
+    s.on_validation(5, {"mrr": 0.2, "global_mrr": 0.1})
+    s.on_validation(10, {"mrr": 0.25, "global_mrr": 0.1})
+    t = _gated(mu_distill=2.0)
+    t.load_state_dict(s.state_dict())
+    assert _switches(t) == _switches(s) == (2.0, 0.0)
+    assert (t.best_local, t.best_global) == (0.25, 0.1)
+
+
+def test_schedule_arguments_are_checked():
+    with pytest.raises(ValueError, match="distill_schedule"):
+        FedLU(12, 8, init_range=1.0, distill_schedule="sometimes")
+    with pytest.raises(ValueError, match="distill_wait"):
+        FedLU(12, 8, init_range=1.0, distill_schedule="gated", distill_wait=-1)
+
+
+def test_client_distils_only_the_directions_it_is_sent():
+    # mu_local = 0: the local update ignores the global table (as mu = 0);
+    # the global update still depends on the local model through mu_global
+    fed = toy_federation()
+    outs = []
+    for scale in (1.0, 5.0):
+        strat = FedLU(12, 8, init_range=scale, mu_distill=2.0)
+        cl = _clients(fed)[0]
+        strat.register({0: cl.register()})
+        pay = strat.configure_train(1, [0])[0]
+        pay.config[MU_LOCAL] = 0.0
+        cl.fit(pay)
+        outs.append(cl.table.detach().clone())
+    assert torch.allclose(outs[0], outs[1])
+    glob = []
+    for mu_global in (0.0, 2.0):
+        strat = FedLU(12, 8, init_range=1.0, mu_distill=2.0)
+        cl = _clients(fed)[0]
+        strat.register({0: cl.register()})
+        pay = strat.configure_train(1, [0])[0]
+        pay.config[MU_LOCAL], pay.config[MU_GLOBAL] = 0.0, mu_global
+        glob.append(cl.fit(pay).arrays["entity"])
+    assert not torch.allclose(glob[0], glob[1])
+
+
+def test_gated_federation_switches_and_resumes_identically(tmp_path):
+    # a federation that stalls on a tiny graph: the gated schedule switches
+    # distillation on mid-run, and a run resumed from round 2 ends identical
+    fed = toy_federation()
+
+    def run(**kw):
+        strat = _gated(mu_distill=2.0, distill_wait=1)
+        return strat, run_simulation(
+            strat,
+            _clients(fed),
+            num_rounds=4,
+            eval_every=1,
+            patience=0,
+            progress=False,
+            **kw,
+        )
+
+    strat, full = run()
+    assert strat.local_to_global  # switched on by the plateau rule (wait 1)
+    _, part = run(checkpoint_dir=tmp_path, stop_after=2)
+    _, rest = run(checkpoint_dir=tmp_path, resume=True)
+    assert rest.test == full.test
