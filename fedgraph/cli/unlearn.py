@@ -17,6 +17,7 @@ import os
 import shlex
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--checkpoint", choices=("best", "last"), default="best")
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--results", type=Path, default=None)
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the raw and unlearned results of an earlier call with the same "
+        "settings and continue its re-training from the checkpoints in "
+        "RUN_DIR/unlearn/retrain",
+    )
     p.set_defaults(func=run)
 
 
@@ -111,7 +119,6 @@ def run(args: argparse.Namespace) -> int:
     from fedgraph.federated.forget import load_forget_requests
     from fedgraph.federated.kge_setup import KGESettings
     from fedgraph.federated.retrain import retrain
-    from fedgraph.federated.unlearn import evaluate_forgetting, unlearn_federation
 
     if args.threads > 0:
         torch.set_num_threads(args.threads)
@@ -159,6 +166,67 @@ def run(args: argparse.Namespace) -> int:
         "seconds": {},
     }
     out = args.results or args.run_dir / "unlearn" / "results.json"
+    earlier = _earlier_results(out, doc["settings"]) if args.resume else None
+    if earlier is not None:
+        print(f"resuming: raw and unlearned results of {out}", flush=True)
+        doc = earlier
+    else:
+        _unlearn(args, doc, out, strategy, clients, requests, mu)
+    if not args.no_retrain:
+        ref = retrain(
+            fed,
+            requests,
+            model=settings.model,
+            dim=settings.dim,
+            gamma=settings.gamma,
+            seed=settings.seed,
+            lr=settings.lr,
+            batch_size=settings.batch_size,
+            num_negatives=settings.num_negatives,
+            max_epochs=args.retrain_max_epochs,
+            checkpoint_dir=args.run_dir / "unlearn" / "retrain",
+            resume=args.resume,
+        )
+        doc["retrained"] = {k: ref[k] for k in ("local", "global")}
+        doc["seconds"]["retrain"] = ref["seconds"]
+        doc["seconds"]["retrain_train"] = ref["train_seconds"]
+        doc["retrain_epochs"] = ref["epochs"]
+        _write_json(out, doc)
+    print(f"results in {out}")
+    return 0
+
+
+#: settings that may differ between a call and the one it resumes.
+_FREE = ("command", "threads")
+
+
+def _earlier_results(out: Path, settings: dict[str, Any]) -> dict[str, Any] | None:
+    r"""The results of an earlier call with the same settings that got as far
+    as the unlearned model's evaluation, else ``None``."""
+    if not out.exists():
+        return None
+    doc = json.loads(out.read_text())
+    old = {k: v for k, v in doc.get("settings", {}).items() if k not in _FREE}
+    new = {k: v for k, v in settings.items() if k not in _FREE}
+    if "unlearned" not in doc or json.loads(json.dumps(new, default=float)) != old:
+        return None
+    doc["settings"] = settings
+    return doc
+
+
+def _unlearn(
+    args: argparse.Namespace,
+    doc: dict[str, Any],
+    out: Path,
+    strategy: Any,
+    clients: Mapping[int, Any],
+    requests: Mapping[int, Any],
+    mu: float,
+) -> None:
+    r"""Evaluates the raw models, unlearns, evaluates the unlearned ones; writes
+    ``out`` after each step."""
+    from fedgraph.federated.unlearn import evaluate_forgetting, unlearn_federation
+
     t0 = time.perf_counter()
     doc["raw"] = evaluate_forgetting(clients, requests)
     doc["seconds"]["evaluate"] = time.perf_counter() - t0
@@ -185,22 +253,3 @@ def run(args: argparse.Namespace) -> int:
         f"{doc['unlearned']['local']['forget']['hits@1']:.4f}",
         flush=True,
     )
-    if not args.no_retrain:
-        ref = retrain(
-            fed,
-            requests,
-            model=settings.model,
-            dim=settings.dim,
-            gamma=settings.gamma,
-            seed=settings.seed,
-            lr=settings.lr,
-            batch_size=settings.batch_size,
-            num_negatives=settings.num_negatives,
-            max_epochs=args.retrain_max_epochs,
-        )
-        doc["retrained"] = {k: ref[k] for k in ("local", "global")}
-        doc["seconds"]["retrain"] = ref["seconds"]
-        doc["retrain_epochs"] = ref["epochs"]
-        _write_json(out, doc)
-    print(f"results in {out}")
-    return 0

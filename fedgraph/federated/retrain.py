@@ -9,8 +9,10 @@ only on the retained data, to compare unlearning against.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -20,7 +22,7 @@ from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.metrics import LinkPredState
 from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.federated.forget import retained_triples
-from fedgraph.models.kge import resolve_model
+from fedgraph.models.kge import KGEModel, resolve_model
 from fedgraph.partition.shard import FederatedKG, KGShard
 from fedgraph.runtime.kge_trainer import KGETrainer
 
@@ -65,6 +67,8 @@ def retrain(
     gamma: float = 9.0,
     seed: int = 0,
     which: tuple[str, ...] = ("local", "global"),
+    checkpoint_dir: str | os.PathLike[str] | None = None,
+    resume: bool = True,
     **trainer_kwargs: Any,
 ) -> dict[str, Any]:
     r"""Trains the re-trained references and evaluates them like
@@ -76,14 +80,29 @@ def retrain(
             to leave out.
         model, dim, gamma, seed: the KGE model.
         which (tuple[str, ...]): ``"local"`` and/or ``"global"``.
+        checkpoint_dir (str or Path, optional): each model's trainer
+            checkpoints there after every evaluation (``local{K}.pt``,
+            ``global.pt``). (default: none)
+        resume (bool, optional): continue from those checkpoints where they
+            exist; else start afresh. (default: :obj:`True`)
         **trainer_kwargs: :class:`~fedgraph.runtime.kge_trainer.KGETrainer`
             options (``lr``, ``batch_size``, ``max_epochs``, …).
 
     Returns:
         dict: ``{"local" | "global": {"forget" | "test": {...}}, "seconds": {...},
-        "epochs": {...}}``.
+        "train_seconds": {...}, "epochs": {...}}``: ``seconds`` is this call's
+        wall time, ``train_seconds`` the training time summed over resumed
+        calls.
     """
-    out: dict[str, Any] = {"seconds": {}, "epochs": {}}
+    out: dict[str, Any] = {"seconds": {}, "train_seconds": {}, "epochs": {}}
+    ckpt_dir = Path(checkpoint_dir) if checkpoint_dir is not None else None
+    if ckpt_dir is not None:
+        ckpt_dir.mkdir(parents=True, exist_ok=True)
+
+    def trainer(m: KGEModel, graph: KnowledgeGraph, name: str) -> KGETrainer:
+        ckpt = None if ckpt_dir is None else ckpt_dir / f"{name}.pt"
+        return KGETrainer(m, graph, seed=seed, checkpoint=ckpt, **trainer_kwargs)
+
     graphs = {s.client_id: _retained_graph(s, requests.get(s.client_id)) for s in fed}
     forget_filters = {
         c: TripleFilter(g.all_triples(SPLITS), g.num_entities, g.num_relations)
@@ -92,14 +111,16 @@ def retrain(
     if "local" in which:
         t0 = time.perf_counter()
         forget_states, test_states, epochs = [], [], []
+        out["train_seconds"]["local"] = 0.0
         for shard in fed:
             c = shard.client_id
             torch.manual_seed(seed * 1009 + c)
             m = resolve_model(
                 model, shard.num_entities, shard.num_relations, dim, gamma=gamma
             )
-            tr = KGETrainer(m, graphs[c], seed=seed, **trainer_kwargs)
-            epochs.append(tr.fit()["epochs"])
+            tr = trainer(m, graphs[c], f"local{c}")
+            epochs.append(tr.fit(resume=resume)["epochs"])
+            out["train_seconds"]["local"] += tr.train_seconds
             tr.filter = TripleFilter(
                 shard.graph.all_triples(SPLITS), m.num_entities, m.num_relations
             )
@@ -132,8 +153,9 @@ def retrain(
         )
         torch.manual_seed(seed * 1009 + 997)
         m = resolve_model(model, fed.num_entities, fed.num_relations, dim, gamma=gamma)
-        tr = KGETrainer(m, union, seed=seed, **trainer_kwargs)
-        out["epochs"]["global"] = tr.fit()["epochs"]
+        tr = trainer(m, union, "global")
+        out["epochs"]["global"] = tr.fit(resume=resume)["epochs"]
+        out["train_seconds"]["global"] = tr.train_seconds
         forget_states, test_states = [], []
         for shard in fed:
             g = shard.graph

@@ -162,8 +162,11 @@ def run_baseline(
         "directions": list(t0.directions),
         "seed": t0.seed,
         "command": command,
-        "wall_seconds": time.perf_counter() - t_start,
+        # a resumed run spans several calls: the sums over its checkpointed
+        # history, and this call's own wall time
+        "wall_seconds_this_call": time.perf_counter() - t_start,
         "train_seconds": sum(tr.train_seconds for tr in trained),
+        "eval_seconds": sum(e["eval_seconds"] for h in history for e in h),
     }
     path = Path(results) if results is not None else out / "results.json"
     write_results(

@@ -92,6 +92,15 @@ def test_train_then_unlearn_writes_issue_shape(tmp_path):
                 assert set(doc[model][which][split]) >= {"hits@1", "mrr"}
     assert doc["settings"]["n_forget"] == {"0": 3, "1": 3}
     assert doc["seconds"]["unlearn"] > 0 and "local" in doc["seconds"]["retrain"]
+    assert (run / "unlearn" / "retrain" / "global.pt").exists()
+    # --resume keeps the raw/unlearned results and the finished re-training
+    unlearn_args = ["unlearn", str(run), "--forget", str(data), "--epochs", "2"]
+    unlearn_args += ["--decay-epochs", "1", "--retrain-max-epochs", "1", "--resume"]
+    assert main(unlearn_args) == 0
+    again = json.loads((run / "unlearn" / "results.json").read_text())
+    for key in ("raw", "unlearned", "retrained"):
+        assert again[key] == doc[key]
+    assert again["seconds"]["unlearn"] == doc["seconds"]["unlearn"]
 
 
 def test_unlearn_rejects_non_fedlu_run(tmp_path):

@@ -4,6 +4,7 @@ from fedlu_toy import toy_federation, toy_model
 
 from fedgraph.federated.fedlu import FedLU, FedLUClient
 from fedgraph.federated.forget import ForgetRequestError
+from fedgraph.federated.retrain import retrain
 from fedgraph.federated.unlearn import (
     evaluate_forgetting,
     propagate,
@@ -95,3 +96,26 @@ def test_request_outside_training_set_is_rejected(trained):
     valid = fed[1].graph.triples("valid")[:1]
     with pytest.raises(ForgetRequestError, match="not in client 1's training set"):
         unlearn_federation(strategy, clients, {1: valid}, epochs=1, decay_epochs=1)
+
+
+def test_retrain_resumes_from_its_checkpoints_with_identical_numbers(tmp_path):
+    fed = toy_federation()
+    forget = {0: fed[0].graph.triples("train")[:3]}
+    kw = dict(dim=8, gamma=4.0, lr=0.05, batch_size=16, num_negatives=4)
+    kw.update(eval_every=1, patience=10)
+    full = retrain(fed, forget, max_epochs=3, **kw)
+    retrain(fed, forget, max_epochs=1, checkpoint_dir=tmp_path, **kw)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "global.pt",
+        "local0.pt",
+        "local1.pt",
+    ]
+    rest = retrain(fed, forget, max_epochs=3, checkpoint_dir=tmp_path, **kw)
+    assert rest["epochs"] == full["epochs"] == {"local": [3, 3], "global": 3}
+    for which in ("local", "global"):
+        assert rest[which] == full[which]
+    # resume=False starts afresh: the same numbers as an uninterrupted run
+    again = retrain(
+        fed, forget, max_epochs=3, checkpoint_dir=tmp_path, resume=False, **kw
+    )
+    assert again["local"] == full["local"]
