@@ -3,13 +3,19 @@
 # each (one per core on a 2-core machine). Every command resumes from its
 # checkpoints under runs/ (git-ignored), so rerunning this script after a stop
 # continues where each run was; finished runs only rewrite their results.
+# Each run holds runs/NAME.lock (flock) while it runs: a second queue started
+# by mistake waits for it instead of writing the same checkpoints.
 #
-#   nohup sh benchmarks/fedlu_queue.sh > runs/queue.log 2>&1 &
+#   nohup sh benchmarks/fedlu_queue.sh > runs/queue.log 2>&1 &     # both lanes
+#   nohup sh benchmarks/fedlu_queue.sh b > runs/queue-b.log 2>&1 &  # lane B only
 #
-# Lane A: Independent C3 and R3 (issue 4), then FedE/FedProx/FedEC on R3,
-#         then FedEP and FedS on R10 (FedS's settings, issue 5).
-# Lane B: FedLU on C3 (issue 5, and the model issue 6 unlearns), then FedLU R3,
-#         FedE/FedProx/FedEC on C3.
+# Lane A: FedE on R3, FedLU on C3 with the gated distillation of FedLU's code,
+#         FedProx/FedEC on R3, then FedEP and FedS on R10 (FedS's settings)
+#         (issue 5).
+# Lane B: FedLU on C3 (distillation from round 1, the paper's Algorithm 1),
+#         unlearning on it (issue 6, with the re-trained references), then
+#         FedE/FedProx/FedEC on C3, FedLU gated on R3.
+# (Independent C3 and R3, issue 4, finished in sessions 3-4.)
 #
 # Edit this file only by writing a new copy and renaming it over the old one:
 # sh reads a script as it runs it.
@@ -20,49 +26,74 @@ export FEDGRAPH_DATA="${FEDGRAPH_DATA:-../shared/datasets}"
 D=$FEDGRAPH_DATA/fedlu-fb15k-237
 mkdir -p runs
 
+locked() {  # $1 = run name, then the command
+  name=$1
+  shift
+  flock "runs/$name.lock" "$@" >> "runs/$name.log" 2>&1
+}
+
 independent() {  # $1 = C3 | R3
   p=$(echo "$1" | tr 'A-Z' 'a-z')
-  python -m fedgraph.runtime.baselines --data "$D/$1" --setting independent \
+  locked "fedlu-$p-independent-transe" \
+    python -m fedgraph.runtime.baselines --data "$D/$1" --setting independent \
     --model transe --dim 256 --gamma 9 --lr 1e-4 --batch-size 1024 \
     --num-negatives 256 --eval-every 5 --patience 3 --max-epochs 400 --seed 0 \
     --threads 1 --out "runs/fedlu-$p-independent-transe" \
-    --results "docs/results/fedlu-$p-independent-transe.json" \
-    >> "runs/fedlu-$p-independent-transe.log" 2>&1
+    --results "docs/results/fedlu-$p-independent-transe.json"
 }
 
-federated_args() {  # $1 = C3 | R3 | R10, $2 = algorithm, then extra options
+federated_as() {  # $1 = C3 | R3 | R10, $2 = method name, $3 = algorithm, then options
   d=$1
   p=$(echo "$1" | tr 'A-Z' 'a-z')
-  a=$2
-  shift 2
-  fedgraph train --data "$D/$d" --algorithm "$a" --model transe \
-    --out "runs/fedlu-$p-$a-transe" --threads 1 --quiet --resume "$@" \
-    >> "runs/fedlu-$p-$a-transe.log" 2>&1
+  m=$2
+  a=$3
+  shift 3
+  locked "fedlu-$p-$m-transe" \
+    fedgraph train --data "$D/$d" --algorithm "$a" --model transe \
+    --out "runs/fedlu-$p-$m-transe" --threads 1 --quiet --resume "$@"
 }
 
 federated() {  # $1 = C3 | R3, $2 = algorithm (FedLU's settings, the defaults)
-  federated_args "$1" "$2"
+  federated_as "$1" "$2" "$2"
+}
+
+fedlu_gated() {  # $1 = C3 | R3: distillation switched on as FedLU's code does
+  federated_as "$1" fedlu-gated fedlu --set distill_schedule=gated \
+    --set distill_wait=20
 }
 
 feds_r10() {  # $1 = fedep | feds; FedS §V: batch 512, gamma 8, self-adversarial loss
-  federated_args R10 "$1" --batch-size 512 --gamma 8 --loss nssa --rounds 500 \
+  federated_as R10 "$1" "$1" --batch-size 512 --gamma 8 --loss nssa --rounds 500 \
     --set p=0.4 --set sync_interval=4
 }
 
+unlearn_c3() {  # FedLU §5.3 on the C3 FedLU model and the published forget sets
+  locked fedlu-c3-fedlu-unlearn-transe \
+    fedgraph unlearn runs/fedlu-c3-fedlu-transe --forget "$D/C3" --threads 1 \
+    --resume --results docs/results/fedlu-c3-fedlu-unlearn-transe.json
+}
+
 lane_a() {
-  independent C3
-  independent R3
-  for alg in fede fedprox fedec; do federated R3 "$alg"; done
+  federated R3 fede
+  fedlu_gated C3
+  for alg in fedprox fedec; do federated R3 "$alg"; done
   feds_r10 fedep
   feds_r10 feds
 }
 
 lane_b() {
   federated C3 fedlu
-  federated R3 fedlu
+  unlearn_c3
   for alg in fede fedprox fedec; do federated C3 "$alg"; done
+  fedlu_gated R3
 }
 
-lane_a &
-lane_b &
+lanes=${*:-a b}
+for lane in $lanes; do
+  case $lane in
+    a) lane_a & ;;
+    b) lane_b & ;;
+    *) echo "unknown lane: $lane (a or b)" >&2; exit 2 ;;
+  esac
+done
 wait
