@@ -24,6 +24,7 @@ from flwr.common.serde import context_from_proto, context_to_proto  # noqa: E402
 from fedgraph.data import load_dataset  # noqa: E402
 from fedgraph.data.knowledge_graph import KnowledgeGraph  # noqa: E402
 from fedgraph.federated import Payload  # noqa: E402
+from fedgraph.federated.fedlu import FedLU  # noqa: E402
 from fedgraph.federated.kge_setup import KGESettings, build_kge_federation  # noqa: E402
 from fedgraph.partition import save_partition  # noqa: E402
 from fedgraph.partition.shard import FederatedKG, KGShard  # noqa: E402
@@ -111,15 +112,23 @@ def run_config(partition, algorithm, out, **extra):
     return cfg
 
 
-def simulate(partition, algorithm, fraction=1.0, checkpoint_dir=None):
+def simulate(
+    partition,
+    algorithm,
+    fraction=1.0,
+    checkpoint_dir=None,
+    extra=None,
+    eval_every=EVAL_EVERY,
+):
     fed = load_dataset(partition)
-    strategy, clients = build_kge_federation(algorithm, fed, KGESettings(**SETTINGS))
+    settings = KGESettings(**SETTINGS, extra=dict(extra or {}))
+    strategy, clients = build_kge_federation(algorithm, fed, settings)
     res = run_simulation(
         strategy,
         clients,
         num_rounds=ROUNDS,
         fraction=fraction,
-        eval_every=EVAL_EVERY,
+        eval_every=eval_every,
         seed=SETTINGS["seed"],
         progress=False,
         checkpoint_dir=checkpoint_dir,
@@ -136,20 +145,48 @@ def _json(obj):
     return json.loads(json.dumps(obj, default=float))
 
 
+GATED = {"distill_schedule": "gated", "distill_wait": 0}
+
+
 @pytest.mark.parametrize(
-    "algorithm,fraction", [("fede", 2 / 3), ("fedlu", 1.0), ("fedprox", 1.0)]
+    "algorithm,fraction,extra",
+    [
+        ("fede", 2 / 3, {}),
+        ("fedlu", 1.0, {}),
+        ("fedprox", 1.0, {}),
+        ("fedlu", 1.0, GATED),
+    ],
 )
-def test_flower_apps_equal_the_simulation(partition, tmp_path, algorithm, fraction):
+def test_flower_apps_equal_the_simulation(
+    partition, tmp_path, monkeypatch, algorithm, fraction, extra
+):
     # With a checkpoint folder (as `fedgraph train` runs it) the best-round
     # states are reloaded from disk: exact copies, optimiser moments included.
-    strategy, clients, res = simulate(partition, algorithm, fraction, tmp_path / "ck")
-    out = tmp_path / "out"
-    grid = run_local(
-        server_app,
-        client_app,
-        run_config(partition, algorithm, out, fraction=fraction),
-        num_nodes=3,
+    # (the gated schedule validates every round, so that its switches act on
+    # the rounds after them)
+    every = 1 if extra else EVAL_EVERY
+    switched = []
+    on_validation = FedLU.on_validation
+
+    def spy(self, server_round, metrics):
+        on_validation(self, server_round, metrics)
+        if self.local_to_global or self.global_to_local:
+            switched.append(server_round)
+
+    monkeypatch.setattr(FedLU, "on_validation", spy)
+    strategy, clients, res = simulate(
+        partition, algorithm, fraction, tmp_path / "ck", extra, every
     )
+    if extra:
+        # the server switched distillation on before the last round, from the
+        # merged validation metrics
+        assert switched and switched[0] < ROUNDS
+    out = tmp_path / "out"
+    cfg = run_config(
+        partition, algorithm, out, fraction=fraction, **{"eval-every": every}
+    )
+    cfg.update({f"extra.{k}": v for k, v in extra.items()})
+    grid = run_local(server_app, client_app, cfg, num_nodes=3)
     doc = json.loads((out / "results.json").read_text())
 
     # The same rounds, sampled clients, training losses and validation metrics.
@@ -164,7 +201,7 @@ def test_flower_apps_equal_the_simulation(partition, tmp_path, algorithm, fracti
     glob = {k[7:]: v for k, v in res.test.items() if k.startswith("global_")}
     assert doc.get("weighted_global", {}) == glob
     assert bool(glob) == (algorithm == "fedlu")
-    if algorithm == "fedlu":
+    if algorithm == "fedlu" and not extra:
         # Validation peaks before the last round here, so the test pass runs
         # on states each node kept from round 2 (the best-round protocol).
         assert res.best_round == EVAL_EVERY < ROUNDS
