@@ -56,16 +56,24 @@ def test_fit_receives_global_rows_trains_both_and_sends_only_global():
     )  # global trained
 
 
+def _fit_once(fed, *, init_range=1.0, mu_distill=2.0, **config):
+    r"""Client 0 after one ``fit`` on a fresh strategy's round-1 payload
+    (``config`` overrides its entries); returns the client and its reply."""
+    strat = FedLU(12, 8, init_range=init_range, mu_distill=mu_distill)
+    cl = _clients(fed)[0]
+    strat.register({0: cl.register()})
+    pay = strat.configure_train(1, [0])[0]
+    pay.config.update(config)
+    return cl, cl.fit(pay)
+
+
 def test_no_distillation_decouples_local_from_global():
     # with mu = 0, the local update must not depend on the global table
     fed = toy_federation()
-    outs = []
-    for scale in (1.0, 5.0):
-        strat = FedLU(12, 8, init_range=scale, mu_distill=0.0)
-        cl = _clients(fed)[0]
-        strat.register({0: cl.register()})
-        cl.fit(strat.configure_train(1, [0])[0])
-        outs.append(cl.table.detach().clone())
+    outs = [
+        _fit_once(fed, init_range=r, mu_distill=0.0)[0].table.detach().clone()
+        for r in (1.0, 5.0)
+    ]
     assert torch.allclose(outs[0], outs[1])
 
 
@@ -159,24 +167,15 @@ def test_client_distils_only_the_directions_it_is_sent():
     # mu_local = 0: the local update ignores the global table (as mu = 0);
     # the global update still depends on the local model through mu_global
     fed = toy_federation()
-    outs = []
-    for scale in (1.0, 5.0):
-        strat = FedLU(12, 8, init_range=scale, mu_distill=2.0)
-        cl = _clients(fed)[0]
-        strat.register({0: cl.register()})
-        pay = strat.configure_train(1, [0])[0]
-        pay.config[MU_LOCAL] = 0.0
-        cl.fit(pay)
-        outs.append(cl.table.detach().clone())
+    outs = [
+        _fit_once(fed, init_range=r, **{MU_LOCAL: 0.0})[0].table.detach().clone()
+        for r in (1.0, 5.0)
+    ]
     assert torch.allclose(outs[0], outs[1])
-    glob = []
-    for mu_global in (0.0, 2.0):
-        strat = FedLU(12, 8, init_range=1.0, mu_distill=2.0)
-        cl = _clients(fed)[0]
-        strat.register({0: cl.register()})
-        pay = strat.configure_train(1, [0])[0]
-        pay.config[MU_LOCAL], pay.config[MU_GLOBAL] = 0.0, mu_global
-        glob.append(cl.fit(pay).arrays["entity"])
+    glob = [
+        _fit_once(fed, **{MU_LOCAL: 0.0, MU_GLOBAL: m})[1].arrays["entity"]
+        for m in (0.0, 2.0)
+    ]
     assert not torch.allclose(glob[0], glob[1])
 
 
