@@ -25,6 +25,10 @@ training seconds. Each regime checkpoints under ``--out`` and resumes::
     python benchmarks/negatives_effect.py --data $FEDGRAPH_DATA/fedlu-fb15k-237/C3 \
         --client 1 --threads 1 --out runs/negatives-c3-client1 \
         > docs/results/fedlu-c3-client1-negatives-transe.json
+
+``--batch-size``, ``--max-epochs``, ``--eval-every`` and ``--patience`` set the
+schedule (FedLU's Independent script, ``run_local.sh``: 512, 200, 10, 3; use a
+separate ``--out``: checkpoints are named by regime only).
 """
 
 from __future__ import annotations
@@ -100,6 +104,8 @@ def run_regime(graph, client: int, regime: str, out: Path, a) -> dict:  # noqa: 
         num_negatives=a.num_negatives,
         shared_negatives=regime in ("shared", "frozen-shared"),
         max_epochs=a.max_epochs,
+        eval_every=a.eval_every,
+        patience=a.patience,
         seed=a.seed,
         checkpoint=out / f"{regime}.pt",
         log=f"{regime}",
@@ -144,6 +150,8 @@ def main() -> None:
     p.add_argument("--batch-size", type=int, default=1024)
     p.add_argument("--num-negatives", type=int, default=256)
     p.add_argument("--max-epochs", type=int, default=400)
+    p.add_argument("--eval-every", type=int, default=5, help="epochs per validation")
+    p.add_argument("--patience", type=int, default=3, help="validations")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", required=True, help="checkpoint folder")
@@ -176,6 +184,8 @@ def main() -> None:
                         "batch_size",
                         "num_negatives",
                         "max_epochs",
+                        "eval_every",
+                        "patience",
                         "seed",
                         "threads",
                     )
