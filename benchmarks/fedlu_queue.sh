@@ -9,9 +9,9 @@
 #   nohup sh benchmarks/fedlu_queue.sh > runs/queue.log 2>&1 &     # both lanes
 #   nohup sh benchmarks/fedlu_queue.sh b > runs/queue-b.log 2>&1 &  # lane B only
 #
-# Lane A: FedE on R3, Independent C3 with the batch size, epoch cap and
-#         validation interval of FedLU's Independent script (issue 4's C3 gap),
-#         FedLU on C3 with the gated distillation of FedLU's code,
+# Lane A: FedE on R3, FedLU on C3 with the gated distillation of FedLU's code,
+#         Independent C3 with the batch size, epoch cap and validation interval
+#         of FedLU's Independent script (issue 4's C3 gap),
 #         FedProx/FedEC on R3, then FedEP and FedS on R10 (FedS's settings)
 #         (issue 5).
 # Lane B: FedLU on C3 (distillation from round 1, the paper's Algorithm 1;
@@ -87,8 +87,8 @@ unlearn_c3() {  # FedLU §5.3 on the C3 FedLU model and the published forget set
 
 lane_a() {
   federated R3 fede
-  independent_runlocal C3
   fedlu_gated C3
+  independent_runlocal C3
   for alg in fedprox fedec; do federated R3 "$alg"; done
   feds_r10 fedep
   feds_r10 feds
