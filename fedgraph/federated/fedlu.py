@@ -277,7 +277,15 @@ class FedLUClient(KGEClient):
         return Payload(
             arrays={ENTITY: self.global_table.detach().clone()},
             row_ids={ENTITY: self.shard.entity_ids.clone()},
-            metrics={"count": 1, "loss_sum": loss_l, "global_loss_sum": loss_g},
+            metrics={
+                "count": 1,
+                "loss_sum": loss_l,
+                "global_loss_sum": loss_g,
+                # the distillation weights this round used (the gated schedule's
+                # switches show in each round's training metrics)
+                "mu_local_sum": mu_local,
+                "mu_global_sum": mu_global,
+            },
             num_examples=int(self.train_triples.size(0)),
         )
 

@@ -198,6 +198,10 @@ def test_gated_federation_switches_and_resumes_identically(tmp_path):
 
     strat, full = run()
     assert strat.local_to_global  # switched on by the plateau rule (wait 1)
+    # each round's training metrics say which directions it distilled
+    used = [(h["train"]["mu_local"], h["train"]["mu_global"]) for h in full.history]
+    assert used[0] == (0.0, 0.0)
+    assert any(u[1] == 2.0 for u in used[1:])  # local -> global switched on
     _, part = run(checkpoint_dir=tmp_path, stop_after=2)
     _, rest = run(checkpoint_dir=tmp_path, resume=True)
     assert rest.test == full.test
