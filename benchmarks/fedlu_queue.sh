@@ -34,24 +34,26 @@ locked() {  # $1 = run name, then the command
   flock "runs/$name.lock" "$@" >> "runs/$name.log" 2>&1
 }
 
-independent() {  # $1 = C3 | R3
+independent_as() {  # $1 = C3 | R3, $2 = method name, then options (later ones win)
   p=$(echo "$1" | tr 'A-Z' 'a-z')
-  locked "fedlu-$p-independent-transe" \
-    python -m fedgraph.runtime.baselines --data "$D/$1" --setting independent \
+  m=$2
+  d=$1
+  shift 2
+  locked "fedlu-$p-$m-transe" \
+    python -m fedgraph.runtime.baselines --data "$D/$d" --setting independent \
     --model transe --dim 256 --gamma 9 --lr 1e-4 --batch-size 1024 \
     --num-negatives 256 --eval-every 5 --patience 3 --max-epochs 400 --seed 0 \
-    --threads 1 --out "runs/fedlu-$p-independent-transe" \
-    --results "docs/results/fedlu-$p-independent-transe.json"
+    --threads 1 --out "runs/fedlu-$p-$m-transe" \
+    --results "docs/results/fedlu-$p-$m-transe.json" "$@"
+}
+
+independent() {  # $1 = C3 | R3: FedLU's stated settings (issue 4)
+  independent_as "$1" independent
 }
 
 independent_runlocal() {  # $1 = C3 | R3: FedLU's Independent script (run_local.sh)
-  p=$(echo "$1" | tr 'A-Z' 'a-z')
-  locked "fedlu-$p-independent-runlocal-transe" \
-    python -m fedgraph.runtime.baselines --data "$D/$1" --setting independent \
-    --model transe --dim 256 --gamma 9 --lr 1e-4 --batch-size 512 \
-    --num-negatives 256 --eval-every 10 --patience 3 --max-epochs 200 --seed 0 \
-    --threads 1 --out "runs/fedlu-$p-independent-runlocal-transe" \
-    --results "docs/results/fedlu-$p-independent-runlocal-transe.json"
+  independent_as "$1" independent-runlocal --batch-size 512 --eval-every 10 \
+    --max-epochs 200
 }
 
 federated_as() {  # $1 = C3 | R3 | R10, $2 = method name, $3 = algorithm, then options
