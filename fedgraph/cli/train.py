@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import sys
 import time
@@ -102,12 +101,6 @@ def _parse_set(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def _write_json(path: Path, doc: Any) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(doc, indent=1, default=float) + "\n")
-    os.replace(tmp, path)
-
-
 def _load_federation(data: str) -> Any:
     from fedgraph.data import load_dataset
     from fedgraph.partition.shard import FederatedKG
@@ -123,6 +116,7 @@ def _load_federation(data: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     import torch
 
+    from fedgraph.data.io import atomic_write_json
     from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
     from fedgraph.runtime import run_simulation
 
@@ -213,7 +207,9 @@ def run(args: argparse.Namespace) -> int:
     def on_round(entry: dict[str, Any]) -> None:
         # a resumed run may repeat rounds after the last checkpoint: keep one each
         history[:] = [h for h in history if h["round"] < entry["round"]] + [entry]
-        _write_json(progress_path, {"settings": meta, "history": history})
+        atomic_write_json(
+            progress_path, {"settings": meta, "history": history}, default=float
+        )
         if args.quiet:
             line = f"round {entry['round']}: {entry['train_seconds']:.0f}s train"
             if "valid" in entry:

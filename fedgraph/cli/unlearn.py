@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import sys
 import time
@@ -73,13 +72,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _write_json(path: Path, doc: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(doc, indent=1, default=float) + "\n")
-    os.replace(tmp, path)
-
-
 def _load_run(run_dir: Path, which: str) -> tuple[dict[str, Any], dict[str, Any], str]:
     import torch
 
@@ -115,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from fedgraph.cli.train import _load_federation
+    from fedgraph.data.io import atomic_write_json
     from fedgraph.federated.fedlu_setup import build_fedlu
     from fedgraph.federated.forget import load_forget_requests
     from fedgraph.federated.kge_setup import KGESettings
@@ -191,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
         doc["seconds"]["retrain"] = ref["seconds"]
         doc["seconds"]["retrain_train"] = ref["train_seconds"]
         doc["retrain_epochs"] = ref["epochs"]
-        _write_json(out, doc)
+        atomic_write_json(out, doc, default=float)
     print(f"results in {out}")
     return 0
 
@@ -225,12 +218,13 @@ def _unlearn(
 ) -> None:
     r"""Evaluates the raw models, unlearns, evaluates the unlearned ones; writes
     ``out`` after each step."""
+    from fedgraph.data.io import atomic_write_json
     from fedgraph.federated.unlearn import evaluate_forgetting, unlearn_federation
 
     t0 = time.perf_counter()
     doc["raw"] = evaluate_forgetting(clients, requests)
     doc["seconds"]["evaluate"] = time.perf_counter() - t0
-    _write_json(out, doc)
+    atomic_write_json(out, doc, default=float)
     log = unlearn_federation(
         strategy,
         clients,
@@ -246,7 +240,7 @@ def _unlearn(
     doc["seconds"]["unlearn"], doc["unlearn_log"] = log["seconds"], log["clients"]
     doc["seconds"]["propagate"] = log["propagate_seconds"]
     doc["unlearned"] = evaluate_forgetting(clients, requests)
-    _write_json(out, doc)
+    atomic_write_json(out, doc, default=float)
     print(
         f"unlearned in {log['seconds']:.0f}s; raw/unlearned local forget hits@1 "
         f"{doc['raw']['local']['forget']['hits@1']:.4f} -> "

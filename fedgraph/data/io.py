@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import os
 import zlib
 from collections.abc import Sequence
@@ -204,18 +205,37 @@ def sha256_file(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
-def atomic_torch_save(obj: Any, path: str | os.PathLike[str]) -> None:
-    r"""``torch.save`` to a temporary file beside ``path``, then ``os.replace``:
-    readers never see a half-written file, a failure leaves nothing behind."""
+def _atomic_write(path: str | os.PathLike[str], write: Any) -> None:
+    r"""Calls ``write(tmp)`` on a temporary file beside ``path``, then
+    ``os.replace``: readers never see a half-written file, a failure leaves
+    nothing behind (parents are created)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
-        torch.save(obj, tmp)
+        write(tmp)
         os.replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def atomic_torch_save(obj: Any, path: str | os.PathLike[str]) -> None:
+    r"""``torch.save`` to ``path`` atomically (temporary file + ``os.replace``)."""
+    _atomic_write(path, lambda tmp: torch.save(obj, tmp))
+
+
+def atomic_write_json(
+    path: str | os.PathLike[str],
+    doc: Any,
+    *,
+    indent: int = 1,
+    default: Any = None,
+) -> None:
+    r"""``doc`` as JSON (and a final newline) to ``path`` atomically
+    (temporary file + ``os.replace``); ``default`` as in :func:`json.dumps`."""
+    text = json.dumps(doc, indent=indent, default=default) + "\n"
+    _atomic_write(path, lambda tmp: tmp.write_text(text))
 
 
 __all__ = [
@@ -228,5 +248,6 @@ __all__ = [
     "lookup",
     "duplicate_rows",
     "sha256_file",
+    "atomic_write_json",
     "atomic_torch_save",
 ]

@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from fedgraph.data.io import atomic_write_json
 from fedgraph.eval.metrics import LinkPredState
 
 ZERO_COMM = {"params_up": 0, "params_down": 0, "bytes_up": 0, "bytes_down": 0}
@@ -92,14 +93,7 @@ def write_results(
         **extra,
     }
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        tmp.write_text(json.dumps(doc, indent=2, sort_keys=False) + "\n")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    atomic_write_json(path, doc, indent=2)
     return path
 
 
