@@ -9,6 +9,8 @@ only on the retained data, to compare unlearning against.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import time
 from collections.abc import Mapping
@@ -18,6 +20,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from fedgraph.data.io import atomic_write_json
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.metrics import LinkPredState
 from fedgraph.eval.ranking import TripleFilter, rank_triples
@@ -58,6 +61,25 @@ def _summary(states: list[LinkPredState]) -> dict[str, float]:
     return {k: m[k] for k in ("hits@1", "mrr", "n_queries")}
 
 
+def _claim_checkpoints(path: Path, settings: dict[str, Any], resume: bool) -> None:
+    r"""Writes the settings the checkpoints beside ``path`` are trained with;
+    resuming checkpoints of other settings (another forget set, model or
+    trainer option) is an error, not a silently wrong reference."""
+    settings = json.loads(json.dumps(settings, default=str))
+    if resume and path.exists():
+        old = json.loads(path.read_text())
+        if old != settings:
+            keys = sorted(
+                k for k in settings.keys() | old.keys() if old.get(k) != settings.get(k)
+            )
+            raise ValueError(
+                f"{path}: the re-training checkpoints there were made with other "
+                f"settings ({', '.join(keys)} differ); start afresh (CLI: without "
+                "`--resume`) or use another run folder"
+            )
+    atomic_write_json(path, settings)
+
+
 def retrain(
     fed: FederatedKG,
     requests: Mapping[int, Tensor],
@@ -84,7 +106,10 @@ def retrain(
             checkpoints there after every evaluation (``local{K}.pt``,
             ``global.pt``). (default: none)
         resume (bool, optional): continue from those checkpoints where they
-            exist; else start afresh. (default: :obj:`True`)
+            exist (they must have been made with the same model, trainer
+            options but ``max_epochs``, and forget sets, recorded in
+            ``settings.json``; else :class:`ValueError`); else start afresh.
+            (default: :obj:`True`)
         **trainer_kwargs: :class:`~fedgraph.runtime.kge_trainer.KGETrainer`
             options (``lr``, ``batch_size``, ``max_epochs``, …).
 
@@ -97,7 +122,24 @@ def retrain(
     out: dict[str, Any] = {"seconds": {}, "train_seconds": {}, "epochs": {}}
     ckpt_dir = Path(checkpoint_dir) if checkpoint_dir is not None else None
     if ckpt_dir is not None:
-        ckpt_dir.mkdir(parents=True, exist_ok=True)
+        _claim_checkpoints(
+            ckpt_dir / "settings.json",
+            {
+                "model": model,
+                "dim": dim,
+                "gamma": gamma,
+                "seed": seed,
+                # a resumed run may train on to a new epoch cap
+                "trainer": {
+                    k: v for k, v in trainer_kwargs.items() if k != "max_epochs"
+                },
+                "forget": {
+                    str(c): hashlib.sha256(t.contiguous().numpy().tobytes()).hexdigest()
+                    for c, t in sorted(requests.items())
+                },
+            },
+            resume,
+        )
 
     def trainer(m: KGEModel, graph: KnowledgeGraph, name: str) -> KGETrainer:
         ckpt = None if ckpt_dir is None else ckpt_dir / f"{name}.pt"

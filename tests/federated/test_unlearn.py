@@ -109,11 +109,16 @@ def test_retrain_resumes_from_its_checkpoints_with_identical_numbers(tmp_path):
         "global.pt",
         "local0.pt",
         "local1.pt",
+        "settings.json",
     ]
     rest = retrain(fed, forget, max_epochs=3, checkpoint_dir=tmp_path, **kw)
     assert rest["epochs"] == full["epochs"] == {"local": [3, 3], "global": 3}
     for which in ("local", "global"):
         assert rest[which] == full[which]
+    # checkpoints of another forget set are not resumed silently
+    other = {0: fed[0].graph.triples("train")[3:6]}
+    with pytest.raises(ValueError, match="forget"):
+        retrain(fed, other, max_epochs=3, checkpoint_dir=tmp_path, **kw)
     # resume=False starts afresh: the same numbers as an uninterrupted run
     again = retrain(
         fed, forget, max_epochs=3, checkpoint_dir=tmp_path, resume=False, **kw
