@@ -1,0 +1,88 @@
+r"""The FedLU-table tables in docs/results.md are the ones
+examples/fedlu_results_table.py prints from docs/results/*.json."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def tables():
+    spec = importlib.util.spec_from_file_location(
+        "fedlu_results_table", ROOT / "examples" / "fedlu_results_table.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_docs_quote_the_results_files(tables):
+    doc = (ROOT / "docs" / "results.md").read_text()
+    results = ROOT / "docs" / "results"
+    for table in (
+        tables.link_prediction_table(results),
+        tables.unlearning_table(results),
+    ):
+        assert table in doc, (
+            "docs/results.md is out of date with docs/results/*.json: paste the "
+            "output of `python examples/fedlu_results_table.py`"
+        )
+
+
+def _write(path: Path, doc: dict) -> None:
+    path.write_text(json.dumps(doc))
+
+
+def test_tables_from_synthetic_results(tables, tmp_path):
+    _write(
+        tmp_path / "fedlu-c3-fedlu-transe.json",
+        {
+            "weighted": {"mrr": 0.3371},
+            "weighted_global": {"mrr": 0.3},
+            "clients": [],
+            "best_round": 40,
+            "rounds": 55,
+        },
+    )
+    _write(
+        tmp_path / "fedlu-r3-independent-transe.json",
+        {
+            "weighted": {"mrr": 0.33},
+            "clients": [
+                {"epochs": 20, "best_epoch": 15},
+                {"epochs": 30, "best_epoch": 10},
+            ],
+        },
+    )
+    rows = tables.link_prediction_table(tmp_path).splitlines()[2:]
+    # R3 before C3; only runs with a file; local and global rows for FedLU
+    assert rows == [
+        "| R3 | Independent | 33.00 | 31.96 | +1.04 | epochs 15/10 of 20/30 | "
+        "[`fedlu-r3-independent-transe.json`](results/fedlu-r3-independent-transe.json) |",
+        "| C3 | FedLU local, distillation from round 1 | 33.71 | 33.71 | +0.00 | "
+        "round 40 of 55 | [`fedlu-c3-fedlu-transe.json`](results/fedlu-c3-fedlu-transe.json) |",
+        "| C3 | FedLU global, distillation from round 1 | 30.00 | 33.30 | -3.30 | "
+        "round 40 of 55 | [`fedlu-c3-fedlu-transe.json`](results/fedlu-c3-fedlu-transe.json) |",
+    ]
+    m = {"hits@1": 0.1, "mrr": 0.25}
+    _write(
+        tmp_path / "fedlu-c3-fedlu-unlearn-transe.json",
+        {
+            "raw": {
+                "local": {"forget": m, "test": m},
+                "global": {"forget": m, "test": m},
+            }
+        },
+    )
+    unlearn = tables.unlearning_table(tmp_path).splitlines()
+    assert unlearn[2] == (
+        "| raw | 10.00 / 25.00 | 10.00 / 25.00 | 10.00 / 25.00 | 10.00 / 25.00 "
+        "| 38.86 / 21.27 |"
+    )
+    assert unlearn[3].count("not run") == 4 and unlearn[4].count("not run") == 4
