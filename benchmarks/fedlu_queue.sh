@@ -9,9 +9,9 @@
 #   nohup sh benchmarks/fedlu_queue.sh > runs/queue.log 2>&1 &     # both lanes
 #   nohup sh benchmarks/fedlu_queue.sh b > runs/queue-b.log 2>&1 &  # lane B only
 #
-# Lane A: FedE on R3, FedLU on C3 with the gated distillation of FedLU's code,
-#         Independent C3 with the batch size, epoch cap and validation interval
-#         of FedLU's Independent script (issue 4's C3 gap),
+# Lane A: FedE on R3, Independent C3 with the batch size, epoch cap and
+#         validation interval of FedLU's Independent script (issue 4's C3 gap),
+#         FedLU on C3 with the gated distillation of FedLU's code,
 #         FedProx/FedEC on R3, then FedEP and FedS on R10 (FedS's settings)
 #         (issue 5).
 # Lane B: FedLU on C3 (distillation from round 1, the paper's Algorithm 1;
@@ -88,8 +88,8 @@ lane_a() {
   # capped at round 110 by hand in session 5: test 32.55 vs published 32.52,
   # validation +0.1 per 25 rounds since round 80
   federated_as R3 fede fede --rounds 110
-  fedlu_gated C3
   independent_runlocal C3
+  fedlu_gated C3
   for alg in fedprox fedec; do federated R3 "$alg"; done
   feds_r10 fedep
   feds_r10 feds
