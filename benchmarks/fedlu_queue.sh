@@ -8,6 +8,7 @@
 #
 #   nohup sh benchmarks/fedlu_queue.sh > runs/queue.log 2>&1 &     # both lanes
 #   nohup sh benchmarks/fedlu_queue.sh b > runs/queue-b.log 2>&1 &  # lane B only
+#   THREADS=2 nohup sh benchmarks/fedlu_queue.sh a > ... &             # one lane, both cores
 #
 # Lane A: FedE on R3, Independent C3 with the batch size, epoch cap and
 #         validation interval of FedLU's Independent script (issue 4's C3 gap),
@@ -27,6 +28,8 @@ cd "$(dirname "$0")/.."
 . .venv/bin/activate
 export FEDGRAPH_DATA="${FEDGRAPH_DATA:-../shared/datasets}"
 D=$FEDGRAPH_DATA/fedlu-fb15k-237
+# threads per run (a run resumes with another count: only float rounding differs)
+THREADS=${THREADS:-1}
 mkdir -p runs
 
 locked() {  # $1 = run name, then the command
@@ -44,7 +47,7 @@ independent_as() {  # $1 = C3 | R3, $2 = method name, then options (later ones w
     python -m fedgraph.runtime.baselines --data "$D/$d" --setting independent \
     --model transe --dim 256 --gamma 9 --lr 1e-4 --batch-size 1024 \
     --num-negatives 256 --eval-every 5 --patience 3 --max-epochs 400 --seed 0 \
-    --threads 1 --out "runs/fedlu-$p-$m-transe" \
+    --threads "$THREADS" --out "runs/fedlu-$p-$m-transe" \
     --results "docs/results/fedlu-$p-$m-transe.json" "$@"
 }
 
@@ -61,7 +64,7 @@ federated_as() {  # $1 = C3 | R3 | R10, $2 = method name, $3 = algorithm, then o
   shift 3
   locked "fedlu-$p-$m-transe" \
     fedgraph train --data "$D/$d" --algorithm "$a" --model transe \
-    --out "runs/fedlu-$p-$m-transe" --threads 1 --quiet --resume "$@"
+    --out "runs/fedlu-$p-$m-transe" --threads "$THREADS" --quiet --resume "$@"
 }
 
 federated() {  # $1 = C3 | R3, $2 = algorithm (FedLU's settings, the defaults)
@@ -80,7 +83,7 @@ feds_r10() {  # $1 = fedep | feds; FedS §V: batch 512, gamma 8, self-adversaria
 
 unlearn_c3() {  # FedLU §5.3 on the C3 FedLU model and the published forget sets
   locked fedlu-c3-fedlu-unlearn-transe \
-    fedgraph unlearn runs/fedlu-c3-fedlu-transe --forget "$D/C3" --threads 1 \
+    fedgraph unlearn runs/fedlu-c3-fedlu-transe --forget "$D/C3" --threads "$THREADS" \
     --resume --results docs/results/fedlu-c3-fedlu-unlearn-transe.json
 }
 
