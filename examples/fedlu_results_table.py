@@ -45,31 +45,18 @@ PUBLISHED = {
 #: block: ``weighted`` = the local model, ``weighted_global`` = FedLU's global).
 ROWS = [
     ("independent", "Independent", "independent", "weighted"),
-    (
-        "independent-runlocal",
-        "Independent, FedLU's `run_local.sh` schedule",
-        "independent",
-        "weighted",
-    ),
+    ("independent-runlocal", "Independent, FedLU's `run_local.sh` schedule",
+     "independent", "weighted"),
     ("centralized", "Centralized", "centralized", "weighted"),
     ("fede", "FedE", "fede", "weighted"),
     ("fedprox", "FedProx", "fedprox", "weighted"),
     ("fedec", "FedEC", "fedec", "weighted"),
-    ("fedlu", "FedLU local, distillation from round 1", "fedlu local", "weighted"),
-    (
-        "fedlu",
-        "FedLU global, distillation from round 1",
-        "fedlu global",
-        "weighted_global",
-    ),
-    ("fedlu-gated", "FedLU local, gated distillation", "fedlu local", "weighted"),
-    (
-        "fedlu-gated",
-        "FedLU global, gated distillation",
-        "fedlu global",
-        "weighted_global",
-    ),
-]
+] + [
+    (method, f"FedLU {model}, {schedule}", f"fedlu {model}", block)
+    for method, schedule in (("fedlu", "distillation from round 1"),
+                             ("fedlu-gated", "gated distillation"))
+    for model, block in (("local", "weighted"), ("global", "weighted_global"))
+]  # fmt: skip
 
 #: FedLU §5.3 (C3, TransE, local model, Hits@1 %): (forget, test).
 PUBLISHED_UNLEARN = {
