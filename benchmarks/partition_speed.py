@@ -17,8 +17,6 @@ and the runtime; and the statistics of the published partitions.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import tempfile
 import time
 from pathlib import Path
@@ -28,6 +26,7 @@ import torch
 from sklearn.metrics import adjusted_rand_score
 
 from fedgraph.data import load_dataset, load_federated_folder
+from fedgraph.data.io import atomic_write_json
 from fedgraph.data.root import get_data_root
 from fedgraph.partition import (
     RandomRelationPartitioner,
@@ -173,10 +172,7 @@ def main() -> None:
     out["io_s"] = {"save": t1 - t0, "load": t2 - t1, "describe": t3 - t2}
     print(f"C3 save {t1 - t0:.2f}s, load {t2 - t1:.2f}s, describe {t3 - t2:.2f}s")
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = args.out.with_suffix(f".tmp-{os.getpid()}")
-        tmp.write_text(json.dumps(out, indent=2, default=float) + "\n")
-        os.replace(tmp, args.out)
+        atomic_write_json(args.out, out, indent=2, default=float)
 
 
 if __name__ == "__main__":

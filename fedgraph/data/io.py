@@ -18,7 +18,7 @@ import hashlib
 import json
 import os
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -205,7 +205,9 @@ def sha256_file(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
-def _atomic_write(path: str | os.PathLike[str], write: Any) -> None:
+def _atomic_write(
+    path: str | os.PathLike[str], write: Callable[[Path], object]
+) -> None:
     r"""Calls ``write(tmp)`` on a temporary file beside ``path``, then
     ``os.replace``: readers never see a half-written file, a failure leaves
     nothing behind (parents are created)."""
@@ -231,10 +233,12 @@ def atomic_write_json(
     *,
     indent: int = 1,
     default: Any = None,
+    sort_keys: bool = False,
 ) -> None:
     r"""``doc`` as JSON (and a final newline) to ``path`` atomically
-    (temporary file + ``os.replace``); ``default`` as in :func:`json.dumps`."""
-    text = json.dumps(doc, indent=indent, default=default) + "\n"
+    (temporary file + ``os.replace``); ``indent``, ``default`` and
+    ``sort_keys`` as in :func:`json.dumps`."""
+    text = json.dumps(doc, indent=indent, default=default, sort_keys=sort_keys) + "\n"
     _atomic_write(path, lambda tmp: tmp.write_text(text))
 
 

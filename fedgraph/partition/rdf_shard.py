@@ -12,6 +12,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from fedgraph.data.io import atomic_torch_save, atomic_write_json
 from fedgraph.data.rdf_graph import RDFGraph
 
 
@@ -120,9 +121,7 @@ class FederatedRDF:
         for s in self.shards:
             folder = path / f"client{s.client_id}"
             s.graph.save(folder / "graph.pt")
-            tmp = folder / f".node_ids.pt.tmp-{os.getpid()}"
-            torch.save(s.node_ids, tmp)
-            os.replace(tmp, folder / "node_ids.pt")
+            atomic_torch_save(s.node_ids, folder / "node_ids.pt")
         meta = dict(
             self.meta,
             kind="rdf",
@@ -131,9 +130,7 @@ class FederatedRDF:
             num_relations=self.num_relations,
             num_classes=self.num_classes,
         )
-        tmp = path / f".META.json.tmp-{os.getpid()}"
-        tmp.write_text(json.dumps(meta, indent=2, sort_keys=True))
-        os.replace(tmp, path / "META.json")
+        atomic_write_json(path / "META.json", meta, indent=2, sort_keys=True)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> FederatedRDF:

@@ -15,6 +15,8 @@ def test_atomic_write_json_replaces_whole_or_not_at_all(tmp_path):
     assert json.loads(path.read_text()) == {"a": 1}
     atomic_write_json(path, {"x": torch.tensor(0.5).item()}, indent=2)
     assert path.read_text() == '{\n  "x": 0.5\n}\n'
+    atomic_write_json(path, {"b": 1, "a": 2}, indent=None, sort_keys=True)
+    assert path.read_text() == '{"a": 2, "b": 1}\n'
     atomic_write_json(path, {"y": 2.0}, default=float)
     assert sorted(p.name for p in path.parent.iterdir()) == ["doc.json"]
 
