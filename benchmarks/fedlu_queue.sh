@@ -13,11 +13,10 @@
 # Lane A: FedE on R3, Independent C3 with the batch size, epoch cap and
 #         validation interval of FedLU's Independent script (issue 4's C3 gap),
 #         FedLU on C3 with the gated distillation of FedLU's code,
-#         FedProx/FedEC on R3, then FedEP and FedS on R10 (FedS's settings)
-#         (issue 5).
+#         FedProx/FedEC on R3, FedLU gated on R3 (issue 5).
 # Lane B: FedLU on C3 (distillation from round 1, the paper's Algorithm 1;
 #         35 rounds), unlearning on it (issue 6, with the re-trained references), then
-#         FedE/FedProx/FedEC on C3, FedLU gated on R3.
+#         FedE on C3, FedEP and FedS on R10 (FedS's settings), FedProx/FedEC on C3.
 # (Independent C3 and R3, issue 4, finished in sessions 3-4:
 #  independent_as C3|R3 independent.)
 #
@@ -94,8 +93,7 @@ lane_a() {
   independent_runlocal C3
   fedlu_gated C3
   for alg in fedprox fedec; do federated R3 "$alg"; done
-  feds_r10 fedep
-  feds_r10 feds
+  fedlu_gated R3
 }
 
 lane_b() {
@@ -103,8 +101,12 @@ lane_b() {
   # (28.19 -> 28.28); the gated schedule (lane A) is the reproduction
   federated_as C3 fedlu fedlu --rounds 35
   unlearn_c3
-  for alg in fede fedprox fedec; do federated C3 "$alg"; done
-  fedlu_gated R3
+  federated C3 fede
+  # FedS against FedEP before FedProx/FedEC C3 (moved in session 6: the only
+  # issue-5 result with no run yet)
+  feds_r10 fedep
+  feds_r10 feds
+  for alg in fedprox fedec; do federated C3 "$alg"; done
 }
 
 lanes=${*:-a b}

@@ -10,12 +10,11 @@ Runs that already have their JSON are skipped, so the script resumes.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 from pathlib import Path
 
 import torch
 
+from fedgraph.data.io import atomic_write_json
 from fedgraph.data.rdf_entities import load_rdf
 from fedgraph.federated.rgcn_runner import METHODS, run_fed_rgcn
 
@@ -61,9 +60,7 @@ def main() -> None:
                 one_sided=a.one_sided,
                 log=lambda s: print(s, flush=True),
             )
-            tmp = path.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(json.dumps(res, indent=1))
-            os.replace(tmp, path)
+            atomic_write_json(path, res)
             print(
                 f"DONE {path.name} final={res['final_test_accuracy']:.4f} "
                 f"({res['wall_seconds']:.0f}s)",

@@ -12,14 +12,13 @@ Reported: AIFB 95.83 ± 0.62 %, MUTAG 73.23 ± 0.48 % test accuracy.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
 import time
 from pathlib import Path
 
 import torch
 
+from fedgraph.data.io import atomic_write_json
 from fedgraph.data.rdf_entities import load_rdf
 from fedgraph.models.gnn import RGCN
 from fedgraph.models.gnn.training import accuracy_counts, train_epoch
@@ -71,30 +70,27 @@ def main() -> None:
         if a.out is not None:
             a.out.mkdir(parents=True, exist_ok=True)
             path = a.out / f"{a.dataset}-centralised-rgcn-{seed}.json"
-            tmp = path.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(
-                json.dumps(
-                    {
-                        "dataset": a.dataset,
-                        "method": "centralised",
-                        "model": "rgcn",
-                        "seed": seed,
-                        "settings": {
-                            **{k: v for k, v in hp.items() if k != "accuracy"},
-                            "hidden_channels": 16,
-                            "input": "onehot",
-                            "optimizer": "Adam",
-                            "lr": 0.01,
-                            "epochs": a.epochs,
-                        },
-                        "test_accuracy": accs[-1],
-                        "train_loss": loss,
-                        "wall_seconds": secs,
+            atomic_write_json(
+                path,
+                {
+                    "dataset": a.dataset,
+                    "method": "centralised",
+                    "model": "rgcn",
+                    "seed": seed,
+                    "settings": {
+                        **{k: v for k, v in hp.items() if k != "accuracy"},
+                        "hidden_channels": 16,
+                        "input": "onehot",
+                        "optimizer": "Adam",
+                        "lr": 0.01,
+                        "epochs": a.epochs,
                     },
-                    indent=2,
-                )
+                    "test_accuracy": accs[-1],
+                    "train_loss": loss,
+                    "wall_seconds": secs,
+                },
+                indent=2,
             )
-            os.replace(tmp, path)
     std = statistics.stdev(accs) if len(accs) > 1 else 0.0
     print(
         f"{a.dataset}: {statistics.fmean(accs):.2f} ± {std:.2f} % over {len(accs)} seeds "

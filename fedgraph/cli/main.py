@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import shlex
 import sys
 from collections.abc import Sequence
 
@@ -33,7 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
+    # the command as typed, recorded in results (``main(argv)`` from Python
+    # records ``argv``, not the interpreter's command line)
+    args.command_line = "fedgraph " + " ".join(shlex.quote(a) for a in argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -131,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and any(out.iterdir()) and not args.resume:
         raise ValueError(f"`--out` {out} is not empty: pass --resume to continue it")
     out.mkdir(parents=True, exist_ok=True)
-    command = "fedgraph " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = args.command_line
     settings = KGESettings(
         model=args.model,
         dim=args.dim,

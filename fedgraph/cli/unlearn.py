@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
-import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -138,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     )
     doc: dict[str, Any] = {
         "settings": {
-            "command": "fedgraph " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+            "command": args.command_line,
             "run_dir": str(args.run_dir),
             "checkpoint": which_round,
             "data": meta["data"],
@@ -160,9 +158,10 @@ def run(args: argparse.Namespace) -> int:
     }
     out = args.results or args.run_dir / "unlearn" / "results.json"
     earlier = _earlier_results(out, doc["settings"]) if args.resume else None
+    finished = None
     if earlier is not None:
         print(f"resuming: raw and unlearned results of {out}", flush=True)
-        doc = earlier
+        finished, doc = earlier
     else:
         _unlearn(args, doc, out, strategy, clients, requests, mu)
     if not args.no_retrain:
@@ -180,7 +179,16 @@ def run(args: argparse.Namespace) -> int:
             checkpoint_dir=args.run_dir / "unlearn" / "retrain",
             resume=args.resume,
         )
-        doc["retrained"] = {k: ref[k] for k in ("local", "global")}
+        retrained = {k: ref[k] for k in ("local", "global")}
+        if finished is not None and _same(
+            (finished.get("retrained"), finished.get("retrain_epochs")),
+            (retrained, ref["epochs"]),
+        ):
+            # the re-training had finished: this call only re-evaluated it
+            # from its checkpoints; the file keeps the original call's record
+            print(f"unchanged: {out} (finished run)")
+            return 0
+        doc["retrained"] = retrained
         doc["seconds"]["retrain"] = ref["seconds"]
         doc["seconds"]["retrain_train"] = ref["train_seconds"]
         doc["retrain_epochs"] = ref["epochs"]
@@ -193,18 +201,28 @@ def run(args: argparse.Namespace) -> int:
 _FREE = ("command", "threads")
 
 
-def _earlier_results(out: Path, settings: dict[str, Any]) -> dict[str, Any] | None:
+def _same(a: Any, b: Any) -> bool:
+    r"""Whether ``a`` and ``b`` are equal as JSON (tuples as lists, numbers as
+    written)."""
+    return json.loads(json.dumps(a, default=float)) == json.loads(
+        json.dumps(b, default=float)
+    )
+
+
+def _earlier_results(
+    out: Path, settings: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
     r"""The results of an earlier call with the same settings that got as far
-    as the unlearned model's evaluation, else ``None``."""
+    as the unlearned model's evaluation, as ``(as written, with this call's
+    settings)``, else ``None``."""
     if not out.exists():
         return None
-    doc = json.loads(out.read_text())
-    old = {k: v for k, v in doc.get("settings", {}).items() if k not in _FREE}
+    written = json.loads(out.read_text())
+    old = {k: v for k, v in written.get("settings", {}).items() if k not in _FREE}
     new = {k: v for k, v in settings.items() if k not in _FREE}
-    if "unlearned" not in doc or json.loads(json.dumps(new, default=float)) != old:
+    if "unlearned" not in written or not _same(new, old):
         return None
-    doc["settings"] = settings
-    return doc
+    return written, {**json.loads(json.dumps(written)), "settings": settings}
 
 
 def _unlearn(

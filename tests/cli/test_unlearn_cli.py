@@ -96,11 +96,21 @@ def test_train_then_unlearn_writes_issue_shape(tmp_path):
     # --resume keeps the raw/unlearned results and the finished re-training
     unlearn_args = ["unlearn", str(run), "--forget", str(data), "--epochs", "2"]
     unlearn_args += ["--decay-epochs", "1", "--retrain-max-epochs", "1", "--resume"]
-    assert main(unlearn_args) == 0
+    assert main([*unlearn_args, "--threads", "1"]) == 0
     again = json.loads((run / "unlearn" / "results.json").read_text())
     for key in ("raw", "unlearned", "retrained"):
         assert again[key] == doc[key]
     assert again["seconds"]["unlearn"] == doc["seconds"]["unlearn"]
+    # the re-training had finished: the file keeps the first call's record
+    # (command, timings), not the re-evaluation's
+    assert again == doc
+    # a higher epoch cap trains on, and the file then records this call
+    unlearn_args[unlearn_args.index("--retrain-max-epochs") + 1] = "2"
+    assert main(unlearn_args) == 0
+    more = json.loads((run / "unlearn" / "results.json").read_text())
+    assert more["unlearned"] == doc["unlearned"]
+    assert more["retrain_epochs"] != doc["retrain_epochs"]
+    assert "--retrain-max-epochs 2" in more["settings"]["command"]
 
 
 def test_unlearn_rejects_non_fedlu_run(tmp_path):
