@@ -1,15 +1,18 @@
-r"""Prints the FedLU-table tables of ``docs/results.md`` (issues 4, 5, 6) from
-the results files under ``docs/results/``.
+r"""Prints the FedLU-partition tables of ``docs/results.md`` (issues 4, 5, 6)
+from the results files under ``docs/results/``.
 
-    python examples/fedlu_results_table.py                 # both tables
+    python examples/fedlu_results_table.py                 # all tables
     python examples/fedlu_results_table.py --results DIR   # another folder
 
 The first table compares each finished TransE run on the published FedLU
 partitions (``fedlu-{r3,c3}-METHOD-transe.json``) with FedLU's Table 1
 (weighted test MRR, %); the second is FedLU §5.3's unlearning table (Hits@1,
-%) from ``fedlu-c3-fedlu-unlearn-transe.json``. Both are pasted verbatim into
-``docs/results.md``, and ``tests/eval/test_results_tables.py`` fails when the
-document and the files disagree.
+%) from ``fedlu-c3-fedlu-unlearn-transe.json``; the third compares FedS with
+FedEP on R10 (``fedlu-r10-{fedep,feds}-transe.json``) in FedS's
+communication metrics (:func:`fedgraph.federated.feds_metrics.feds_metrics`),
+once FedEP's run is there. They are pasted verbatim into ``docs/results.md``,
+and ``tests/eval/test_results_tables.py`` fails when the document and the
+files disagree.
 """
 
 from __future__ import annotations
@@ -64,6 +67,10 @@ PUBLISHED_UNLEARN = {
     "retrained": (21.10, 20.86),
     "unlearned": (13.23, 21.04),
 }
+
+
+#: FedS Table II/III (TransE, FB15k-237-R10): test MRR (%), P@CG, P@99.
+PUBLISHED_FEDS = {"fedep": (35.17, 1.0, 1.0), "feds": (35.41, 0.52, 0.44)}
 
 
 def _load(path: Path) -> dict[str, Any] | None:
@@ -137,6 +144,50 @@ def unlearning_table(results: Path) -> str:
     return "\n".join(lines)
 
 
+def _ratio(x: float | None) -> str:
+    return "not reached" if x is None else f"{x:.2f}×"
+
+
+def feds_table(results: Path) -> str | None:
+    r"""Markdown: FedS against FedEP on R10 (FedS §IV-B's metrics, relative to
+    FedEP), with the published numbers; ``None`` until FedEP's run is there."""
+    from fedgraph.federated.feds_metrics import feds_metrics
+
+    base = _load(results / "fedlu-r10-fedep-transe.json")
+    if base is None:
+        return None
+    lines = [
+        "| R10, TransE | test MRR | vs FedEP | Hits@10 | R@CG (best / last round) "
+        "| params up+down to R@CG | P@CG | P@99 | P@98 | published MRR / P@CG / P@99 "
+        "| results file |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for method, label in (("fedep", "FedEP"), ("feds", "FedS")):
+        name = f"fedlu-r10-{method}-transe.json"
+        doc = _load(results / name)
+        if doc is None:
+            continue
+        m = feds_metrics(doc, base)
+        pub = PUBLISHED_FEDS[method]
+        lines.append(
+            f"| {label} | {100 * m['mrr@cg']:.2f} | "
+            f"{100 * m['mrr@cg_vs_baseline']:.1f} % | "
+            f"{100 * doc['weighted']['hits@10']:.2f} | {m['r@cg']} / {doc['rounds']} | "
+            f"{m['params@cg']['method']:,} | {_ratio(m['p@cg'])} | "
+            f"{_ratio(m['p@99'])} | {_ratio(m['p@98'])} | "
+            f"{pub[0]:.2f} / {pub[1]:.2f}× / {pub[2]:.2f}× | "
+            f"[`{name}`](results/{name}) |"
+        )
+    return "\n".join(lines)
+
+
+def tables(results: Path) -> list[str]:
+    r"""Every table this script prints (those with a results file)."""
+    out = [link_prediction_table(results), unlearning_table(results)]
+    feds = feds_table(results)
+    return out if feds is None else [*out, feds]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -146,9 +197,7 @@ def main(argv: list[str] | None = None) -> None:
         help="folder of the results files (default: docs/results)",
     )
     args = parser.parse_args(argv)
-    print(link_prediction_table(args.results))
-    print()
-    print(unlearning_table(args.results))
+    print("\n\n".join(tables(args.results)))
 
 
 if __name__ == "__main__":

@@ -25,10 +25,7 @@ def tables():
 def test_docs_quote_the_results_files(tables):
     doc = (ROOT / "docs" / "results.md").read_text()
     results = ROOT / "docs" / "results"
-    for table in (
-        tables.link_prediction_table(results),
-        tables.unlearning_table(results),
-    ):
+    for table in tables.tables(results):
         assert table in doc, (
             "docs/results.md is out of date with docs/results/*.json: paste the "
             "output of `python examples/fedlu_results_table.py`"
@@ -86,3 +83,45 @@ def test_tables_from_synthetic_results(tables, tmp_path):
         "| 38.86 / 21.27 |"
     )
     assert unlearn[3].count("not run") == 4 and unlearn[4].count("not run") == 4
+
+
+def _feds_run(mrrs, comm, best, hits10=0.5):
+    r"""A results file with validation MRRs every 5 rounds and ``comm``
+    parameters per round (up + down split in half)."""
+    rounds = 5 * len(mrrs)
+    return {
+        "weighted": {"mrr": mrrs[best // 5 - 1], "hits@10": hits10},
+        "best_round": best,
+        "rounds": rounds,
+        "history": [
+            {"round": 5 * (i + 1), "valid": {"mrr": m}} for i, m in enumerate(mrrs)
+        ],
+        "comm_per_round": {
+            str(r): {"params_up": comm // 2, "params_down": comm // 2}
+            for r in range(1, rounds + 1)
+        },
+    }
+
+
+def test_feds_table_from_synthetic_results(tables, tmp_path):
+    assert tables.feds_table(tmp_path) is None  # no FedEP run yet
+    _write(
+        tmp_path / "fedlu-r10-fedep-transe.json", _feds_run([0.2, 0.3, 0.35], 100, 15)
+    )
+    # FedS: half the traffic per round; reaches 99 % of FedEP's best validation
+    # (0.3465) at round 15 and converges at round 20
+    feds = _feds_run([0.25, 0.33, 0.347, 0.352], 50, 20)
+    _write(tmp_path / "fedlu-r10-feds-transe.json", feds)
+    rows = tables.feds_table(tmp_path).splitlines()
+    assert rows[2].startswith(
+        "| FedEP | 35.00 | 100.0 % | 50.00 | 15 / 15 | 1,500 | 1.00× | 1.00× | 1.00× |"
+    )
+    # P@CG = 20*50 / 15*100; P@99: 15*50 / 15*100; P@98 (0.343): same rounds
+    assert rows[3].startswith(
+        "| FedS | 35.20 | 100.6 % | 50.00 | 20 / 20 | 1,000 | 0.67× | 0.50× | 0.50× |"
+    )
+    assert rows[3].endswith(
+        "| 35.41 / 0.52× / 0.44× | [`fedlu-r10-feds-transe.json`]"
+        "(results/fedlu-r10-feds-transe.json) |"
+    )
+    assert len(tables.tables(tmp_path)) == 3
