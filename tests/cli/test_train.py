@@ -64,6 +64,8 @@ def test_train_cli_writes_results_and_resumes(tmp_path, algorithm):
     assert set(doc["comm"]) >= {"params_up", "params_down", "bytes_up", "bytes_down"}
     assert doc["comm"]["params_up"] > 0
     assert doc["settings"]["algorithm"] == algorithm
+    # the command recorded is the one given to main(), not pytest's argv
+    assert doc["settings"]["command"] == "fedgraph " + " ".join(argv + ["--resume"])
     # resumed run == uninterrupted run
     out2 = tmp_path / "run2"
     argv2 = [a if a != str(out) else str(out2) for a in argv]
