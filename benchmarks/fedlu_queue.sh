@@ -9,6 +9,7 @@
 #   nohup sh benchmarks/fedlu_queue.sh > runs/queue.log 2>&1 &     # both lanes
 #   nohup sh benchmarks/fedlu_queue.sh b > runs/queue-b.log 2>&1 &  # lane B only
 #   THREADS=2 nohup sh benchmarks/fedlu_queue.sh a > ... &             # one lane, both cores
+#   python benchmarks/queue_status.py      # rounds, s/round, validation curve of each run
 #
 # Lane A: FedE on R3, Independent C3 with the batch size, epoch cap and
 #         validation interval of FedLU's Independent script (issue 4's C3 gap),

@@ -1,0 +1,67 @@
+r"""Where the federated runs of ``benchmarks/fedlu_queue.sh`` stand, from
+their ``progress.json`` (written after every round) and ``results.json``.
+
+    python benchmarks/queue_status.py            # runs/fedlu-*
+    python benchmarks/queue_status.py runs/umls-r10-*
+
+One line per run: rounds done, mean training seconds of the last five rounds,
+the last validation MRRs (weighted, %; FedLU's global model after the slash),
+the best validation round, and whether the run has finished (``results.json``
+newer than ``progress.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+from pathlib import Path
+from typing import Any
+
+
+def _mrr(entry: dict[str, Any]) -> str:
+    v = entry["valid"]
+    text = f"{100 * v['mrr']:.2f}"
+    return text + (f"/{100 * v['global_mrr']:.2f}" if "global_mrr" in v else "")
+
+
+def status(run: Path) -> str | None:
+    r"""One line on ``run``, or ``None`` if it has no ``progress.json``."""
+    progress = run / "progress.json"
+    if not progress.exists():
+        return None
+    with open(progress) as f:
+        hist = json.load(f)["history"]
+    if not hist:
+        return f"{run.name}: no round finished"
+    done = hist[-1]["round"]
+    last = [h["train_seconds"] for h in hist[-5:] if "train_seconds" in h]
+    evald = [h for h in hist if "valid" in h]
+    parts = [f"{run.name}: round {done}"]
+    if last:
+        parts.append(f"{sum(last) / len(last):.0f} s/round")
+    if evald:
+        best = max(evald, key=lambda h: h["valid"]["mrr"])
+        curve = " ".join(f"r{h['round']}={_mrr(h)}" for h in evald[-3:])
+        parts.append(f"valid {curve}; best r{best['round']}={_mrr(best)}")
+    res = run / "results.json"
+    if res.exists() and res.stat().st_mtime >= progress.stat().st_mtime:
+        with open(res) as f:
+            doc = json.load(f)
+        parts.append(f"FINISHED test {100 * doc['weighted']['mrr']:.2f}")
+    return ", ".join(parts)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="*", help="run folders (default: runs/fedlu-*)")
+    args = parser.parse_args(argv)
+    paths = args.runs or sorted(glob.glob("runs/fedlu-*"))
+    for p in paths:
+        line = status(Path(p))
+        if line is not None:
+            print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+r"""benchmarks/queue_status.py summarises a run folder from its progress
+and results files."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location(
+        "queue_status", ROOT / "benchmarks" / "queue_status.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_status_lines(tmp_path):
+    qs = _module()
+    run = tmp_path / "fedlu-c3-fedlu-transe"
+    run.mkdir()
+    assert qs.status(run) is None  # not started
+    hist = [{"round": r, "train_seconds": 10.0 * r} for r in range(1, 11)]
+    hist[4]["valid"] = {"mrr": 0.25, "global_mrr": 0.2}
+    hist[9]["valid"] = {"mrr": 0.24, "global_mrr": 0.21}
+    (run / "progress.json").write_text(json.dumps({"settings": {}, "history": hist}))
+    # mean of rounds 6-10: 80 s; FedLU's global MRR after the slash
+    line = "fedlu-c3-fedlu-transe: round 10, 80 s/round, valid r5=25.00/20.00 r10=24.00/21.00; best r5=25.00/20.00"
+    assert qs.status(run) == line
+    # a results file older than the progress file is a previous call's
+    res = run / "results.json"
+    res.write_text(json.dumps({"weighted": {"mrr": 0.2468}}))
+    old = (run / "progress.json").stat().st_mtime - 10
+    os.utime(res, (old, old))
+    assert qs.status(run) == line
+    os.utime(res, None)
+    assert qs.status(run) == line + ", FINISHED test 24.68"
