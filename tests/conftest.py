@@ -8,9 +8,11 @@ checkout). Outside CI a missing data root skips them with a reason; with
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import random
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -18,6 +20,21 @@ import torch
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "datasets"
+
+
+def _load_script(relpath: str) -> ModuleType:
+    path = REPO / relpath
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def load_script():
+    r"""``load_script("examples/x.py")``: the repository script as a module
+    (examples and benchmarks are scripts, not part of the package)."""
+    return _load_script
 
 
 @pytest.fixture(autouse=True)

@@ -3,7 +3,6 @@ examples/fedlu_results_table.py prints from docs/results/*.json."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -13,13 +12,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def tables():
-    spec = importlib.util.spec_from_file_location(
-        "fedlu_results_table", ROOT / "examples" / "fedlu_results_table.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def tables(load_script):
+    return load_script("examples/fedlu_results_table.py")
 
 
 def test_docs_quote_the_results_files(tables):

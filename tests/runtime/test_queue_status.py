@@ -3,25 +3,12 @@ and results files."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
-def _module():
-    spec = importlib.util.spec_from_file_location(
-        "queue_status", ROOT / "benchmarks" / "queue_status.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_status_lines(tmp_path):
-    qs = _module()
+def test_status_lines(tmp_path, load_script):
+    qs = load_script("benchmarks/queue_status.py")
     run = tmp_path / "fedlu-c3-fedlu-transe"
     run.mkdir()
     assert qs.status(run) is None  # not started
