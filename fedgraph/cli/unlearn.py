@@ -12,6 +12,7 @@ unless ``--no-retrain``, trains the re-trained-from-scratch references; writes `
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import time
 from collections.abc import Mapping
@@ -157,11 +158,10 @@ def run(args: argparse.Namespace) -> int:
         "seconds": {},
     }
     out = args.results or args.run_dir / "unlearn" / "results.json"
-    earlier = _earlier_results(out, doc["settings"]) if args.resume else None
-    finished = None
-    if earlier is not None:
+    finished = _earlier_results(out, doc["settings"]) if args.resume else None
+    if finished is not None:
         print(f"resuming: raw and unlearned results of {out}", flush=True)
-        finished, doc = earlier
+        doc = {**copy.deepcopy(finished), "settings": doc["settings"]}
     else:
         _unlearn(args, doc, out, strategy, clients, requests, mu)
     if not args.no_retrain:
@@ -209,12 +209,9 @@ def _same(a: Any, b: Any) -> bool:
     )
 
 
-def _earlier_results(
-    out: Path, settings: dict[str, Any]
-) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    r"""The results of an earlier call with the same settings that got as far
-    as the unlearned model's evaluation, as ``(as written, with this call's
-    settings)``, else ``None``."""
+def _earlier_results(out: Path, settings: dict[str, Any]) -> dict[str, Any] | None:
+    r"""The results file of an earlier call with the same settings that got as
+    far as the unlearned model's evaluation, as written, else ``None``."""
     if not out.exists():
         return None
     written = json.loads(out.read_text())
@@ -222,7 +219,7 @@ def _earlier_results(
     new = {k: v for k, v in settings.items() if k not in _FREE}
     if "unlearned" not in written or not _same(new, old):
         return None
-    return written, {**json.loads(json.dumps(written)), "settings": settings}
+    return written
 
 
 def _unlearn(
