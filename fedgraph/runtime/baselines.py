@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -223,8 +224,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         gamma=a.gamma,
         out=a.out,
         results=a.results,
+        # as typed, re-runnable from a shell (paths with spaces quoted)
         command="python -m fedgraph.runtime.baselines "
-        + " ".join(sys.argv[1:] if argv is None else argv),
+        + shlex.join(sys.argv[1:] if argv is None else argv),
         loss=a.loss,
         lr=a.lr,
         batch_size=a.batch_size,

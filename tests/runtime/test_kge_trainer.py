@@ -1,9 +1,12 @@
+import shlex
+
 import pytest
 import torch
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.results import read_results
 from fedgraph.models import NegativeSampler, SigmoidNSLoss, TransE
+from fedgraph.runtime.baselines import main as baselines_main
 from fedgraph.runtime.baselines import run_baseline
 from fedgraph.runtime.kge_trainer import KGETrainer, train_epochs
 
@@ -186,3 +189,21 @@ def test_independent_and_centralized_baselines(tmp_path):
     )
     doc = read_results(cen["path"])
     assert len(doc["clients"]) == 2 and doc["weighted"]["n_queries"] == 80
+
+
+def test_baselines_cli_records_a_rerunnable_command(tmp_path):
+    # a data path with a space: the recorded command must quote it, so that
+    # pasting it into a shell reruns the same baseline
+    data = tmp_path / "my data"
+    _write_folder(data)
+    argv = [
+        "--data", str(data), "--dim", "8", "--gamma", "2", "--lr", "0.01",
+        "--batch-size", "64", "--num-negatives", "8", "--eval-every", "2",
+        "--max-epochs", "2", "--out", str(tmp_path / "o"),
+        "--results", str(tmp_path / "r.json"),
+    ]  # fmt: skip
+    assert baselines_main(argv) == 0
+    command = read_results(tmp_path / "r.json")["settings"]["command"]
+    words = shlex.split(command)
+    assert words[:3] == ["python", "-m", "fedgraph.runtime.baselines"]
+    assert words[3:] == argv
