@@ -57,5 +57,6 @@ def main() -> None:
             )
         print(f"| {m} | " + " | ".join(cells) + f" | {' / '.join(secs)} |")
 
+
 if __name__ == "__main__":
     main()

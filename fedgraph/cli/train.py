@@ -115,7 +115,13 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from fedgraph.data.io import atomic_write_json
-    from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
+    from fedgraph.federated.kge_setup import (
+        KGESettings,
+        algorithm_settings,
+        build_kge_federation,
+        check_extra,
+        extra_settings,
+    )
     from fedgraph.runtime import run_simulation
 
     algorithm = args.algorithm.lower().replace("-", "").replace("_", "")
@@ -123,6 +129,13 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(
             f"Could not resolve '{args.algorithm}' among choices {_algorithms()}"
         )
+    extra = _parse_set(args.set)
+    try:  # before anything is written: a mistyped key is not silently ignored
+        check_extra(extra, algorithm)
+        if algorithm in extra_settings:  # and values of the right type
+            algorithm_settings(algorithm, extra)
+    except ValueError as exc:
+        raise ValueError(f"`--set`: {exc}") from None
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     out: Path = args.out
@@ -144,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
         temperature=args.temperature,
         evaluate_with=args.evaluate_with,
         loss=args.loss,
-        extra=_parse_set(args.set),
+        extra=extra,
     )
     if algorithm in BASELINES:  # the KGE core's trainer, same results format
         from fedgraph.runtime.baselines import run_baseline

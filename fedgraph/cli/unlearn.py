@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     from fedgraph.data.io import atomic_write_json
     from fedgraph.federated.fedlu_setup import build_fedlu
     from fedgraph.federated.forget import load_forget_requests
-    from fedgraph.federated.kge_setup import KGESettings
+    from fedgraph.federated.kge_setup import KGESettings, algorithm_settings
     from fedgraph.federated.retrain import retrain
 
     if args.threads > 0:
@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     mu = (
         args.mu_distill
         if args.mu_distill is not None
-        else settings.extra.get("mu_distill", 2.0)
+        else algorithm_settings("fedlu", settings.extra)["mu_distill"]
     )
     doc: dict[str, Any] = {
         "settings": {

@@ -11,12 +11,15 @@ schedule, :class:`~fedgraph.federated.fedlu.FedLU`), ``p`` and
 
 from __future__ import annotations
 
+from typing import Any
+
 from fedgraph.federated.base import Client, Strategy
 from fedgraph.federated.fedlu import FedLU, FedLUClient
 from fedgraph.federated.feds import FedEP, FedS
 from fedgraph.federated.feds_client import FedSClient
 from fedgraph.federated.kge_setup import (
     KGESettings,
+    algorithm_settings,
     build_clients,
     entity_geometry,
 )
@@ -28,18 +31,18 @@ def build_fedlu(fed: FederatedKG, s: KGESettings) -> tuple[Strategy, dict[int, C
     distillation schedule (``distill_schedule``, ``distill_wait``,
     ``distill_tol``)."""
     width, rho = entity_geometry(s)
-    mu = float(s.extra.get("mu_distill", 2.0))
+    x = algorithm_settings("fedlu", s.extra)
     strategy = FedLU(
         fed.num_entities,
         width,
         init_range=rho,
-        mu_distill=mu,
+        mu_distill=x["mu_distill"],
         seed=s.seed,
-        distill_schedule=str(s.extra.get("distill_schedule", "always")),
-        distill_wait=int(s.extra.get("distill_wait", 20)),
-        distill_tol=float(s.extra.get("distill_tol", 1e-3)),
+        distill_schedule=x["distill_schedule"],
+        distill_wait=x["distill_wait"],
+        distill_tol=x["distill_tol"],
     )
-    return strategy, build_clients(fed, s, FedLUClient, mu_distill=mu)
+    return strategy, build_clients(fed, s, FedLUClient, mu_distill=x["mu_distill"])
 
 
 def build_fedep(fed: FederatedKG, s: KGESettings) -> tuple[Strategy, dict[int, Client]]:
@@ -53,17 +56,30 @@ def build_fedep(fed: FederatedKG, s: KGESettings) -> tuple[Strategy, dict[int, C
 def build_feds(fed: FederatedKG, s: KGESettings) -> tuple[Strategy, dict[int, Client]]:
     r"""FedS (§III) with ``extra["p"]`` (0.4) and ``extra["sync_interval"]`` (4)."""
     width, rho = entity_geometry(s)
+    x = algorithm_settings("feds", s.extra)
     strategy = FedS(
         fed.num_entities,
         width,
         init_range=rho,
         seed=s.seed,
-        p=float(s.extra.get("p", 0.4)),
-        sync_interval=int(s.extra.get("sync_interval", 4)),
+        p=x["p"],
+        sync_interval=x["sync_interval"],
     )
     return strategy, build_clients(fed, s, FedSClient)
 
 
 builders = {"fedlu": build_fedlu, "fedep": build_fedep, "feds": build_feds}
 
-__all__ = ["build_fedlu", "build_fedep", "build_feds", "builders"]
+#: The ``KGESettings.extra`` settings of each builder, with their defaults.
+defaults: dict[str, dict[str, Any]] = {
+    "fedlu": {
+        "mu_distill": 2.0,
+        "distill_schedule": "always",
+        "distill_wait": 20,
+        "distill_tol": 1e-3,
+    },
+    "fedep": {},
+    "feds": {"p": 0.4, "sync_interval": 4},
+}
+
+__all__ = ["build_fedlu", "build_fedep", "build_feds", "builders", "defaults"]

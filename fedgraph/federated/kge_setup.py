@@ -3,12 +3,14 @@ r"""Builds a federated KGE run (strategy + clients) from a
 
 ``kge_algorithms`` is the registry the ``fedgraph train`` command and the
 benchmarks read: name → builder ``f(fed, settings) -> (strategy, clients)``.
-Another module adds its algorithm with one entry (e.g. FedLU, FedS).
+Another module adds its algorithm with one entry (e.g. FedLU, FedS), and
+its :attr:`KGESettings.extra` settings with their defaults to
+``extra_settings`` (read with :func:`algorithm_settings`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -126,11 +128,80 @@ kge_algorithms: dict[str, Builder] = {
 }
 
 
+#: Algorithm name → its :attr:`KGESettings.extra` settings and their
+#: defaults (``fedgraph train --set KEY=VALUE``; Flower: ``extra.KEY``).
+extra_settings: dict[str, dict[str, Any]] = {name: {} for name in kge_algorithms}
+
+
+def cast_setting(what: str, value: Any, default: Any) -> Any:
+    r"""``value`` as the type of ``default`` (``bool``, ``int``, ``float`` or
+    ``str``; an integral float is accepted for an ``int``, as TOML and JSON
+    may write ``20.0``), or a :class:`ValueError` that starts with ``what``."""
+    kind = type(default)
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"{what} must be a boolean (got {value!r})")
+        return value
+    if kind in (int, float):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{what} must be a number (got {value!r})")
+        if kind is int and float(value) != int(value):
+            raise ValueError(f"{what} must be an integer (got {value!r})")
+        return kind(value)
+    if not isinstance(value, str):
+        raise ValueError(f"{what} must be a string (got {value!r})")
+    return value
+
+
+def known_extra_settings() -> list[str]:
+    r"""Every :attr:`KGESettings.extra` key some algorithm reads."""
+    return sorted({key for keys in extra_settings.values() for key in keys})
+
+
+def check_extra(extra: Mapping[str, Any], algorithm: str | None = None) -> None:
+    r"""Raises a :class:`ValueError` naming the first key of ``extra`` that
+    no algorithm reads, or, with ``algorithm``, that ``algorithm`` does not
+    read (a mistyped ``--set mu_distil=1`` would otherwise be ignored)."""
+    known = (
+        known_extra_settings()
+        if algorithm is None
+        else sorted(extra_settings.get(algorithm, {}))
+    )
+    for key in extra:
+        if key not in known:
+            owners = sorted(a for a, keys in extra_settings.items() if key in keys)
+            where = f"the setting of {owners}" if owners else "not a setting of any"
+            raise ValueError(
+                f"Unknown algorithm setting {key!r} ({where} algorithm; "
+                + (
+                    f"known: {known}"
+                    if algorithm is None
+                    else f"settings of {algorithm}: {known or 'none'}"
+                )
+                + ")"
+            )
+
+
+def algorithm_settings(algorithm: str, extra: Mapping[str, Any]) -> dict[str, Any]:
+    r"""The :attr:`KGESettings.extra` settings of ``algorithm``: its
+    defaults (``extra_settings[algorithm]``) updated with ``extra``, each
+    value cast to its default's type (:func:`cast_setting`). Keys of other
+    algorithms are ignored; keys no algorithm reads raise a
+    :class:`ValueError` (:func:`check_extra`)."""
+    check_extra(extra)
+    out = dict(extra_settings[algorithm])
+    for key, default in out.items():
+        if key in extra:
+            out[key] = cast_setting(f"Algorithm setting {key!r}", extra[key], default)
+    return out
+
+
 def _register_fedlu_feds() -> None:
     # FedLU / FedEP / FedS builders (fedlu_setup imports KGESettings from here).
-    from fedgraph.federated.fedlu_setup import builders
+    from fedgraph.federated.fedlu_setup import builders, defaults
 
     kge_algorithms.update(builders)
+    extra_settings.update(defaults)
 
 
 _register_fedlu_feds()
@@ -145,7 +216,18 @@ def build_kge_federation(
         raise ValueError(
             f"Could not resolve '{algorithm}' among choices {sorted(kge_algorithms)}"
         )
+    check_extra(settings.extra)
     return kge_algorithms[key](fed, settings)
 
 
-__all__ = ["KGESettings", "build_clients", "build_kge_federation", "kge_algorithms"]
+__all__ = [
+    "KGESettings",
+    "build_clients",
+    "build_kge_federation",
+    "kge_algorithms",
+    "extra_settings",
+    "algorithm_settings",
+    "check_extra",
+    "known_extra_settings",
+    "cast_setting",
+]

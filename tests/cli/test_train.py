@@ -125,3 +125,23 @@ def test_train_cli_runs_the_independent_baseline(tmp_path):
     )
     doc = json.loads((out / "results.json").read_text())
     assert doc["comm"]["params_up"] == 0 and len(doc["clients"]) == 2
+
+
+@pytest.mark.parametrize(
+    "algorithm,item,message",
+    [
+        ("fedlu", "mu_distil=1", "'mu_distil' (not a setting of any algorithm"),
+        ("fede", "p=0.4", "'p' (the setting of ['feds'] algorithm; settings of fede"),
+        ("feds", "sync_interval=1.5", "'sync_interval' must be an integer"),
+    ],
+)
+def test_train_cli_rejects_a_wrong_set_before_writing(
+    tmp_path, capsys, algorithm, item, message
+):
+    _write_federation(tmp_path / "data")
+    out = tmp_path / "o"
+    argv = ["train", "--data", str(tmp_path / "data"), "--algorithm", algorithm]
+    assert main(argv + ["--set", item, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "`--set`" in err and message in err
+    assert not out.exists()

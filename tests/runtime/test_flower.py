@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 import torch
@@ -155,6 +156,10 @@ GATED = {"distill_schedule": "gated", "distill_wait": 0}
         ("fedlu", 1.0, {}),
         ("fedprox", 1.0, {}),
         ("fedlu", 1.0, GATED),
+        ("fedec", 1.0, {}),
+        ("fedep", 1.0, {}),
+        # full syncs in rounds 1 and 4, top-K uploads in rounds 2 and 3
+        ("feds", 1.0, {"p": 0.4, "sync_interval": 2}),
     ],
 )
 def test_flower_apps_equal_the_simulation(
@@ -164,7 +169,8 @@ def test_flower_apps_equal_the_simulation(
     # states are reloaded from disk: exact copies, optimiser moments included.
     # (the gated schedule validates every round, so that its switches act on
     # the rounds after them)
-    every = 1 if extra else EVAL_EVERY
+    gated = extra.get("distill_schedule") == "gated"
+    every = 1 if gated else EVAL_EVERY
     switched = []
     on_validation = FedLU.on_validation
 
@@ -177,7 +183,7 @@ def test_flower_apps_equal_the_simulation(
     strategy, clients, res = simulate(
         partition, algorithm, fraction, tmp_path / "ck", extra, every
     )
-    if extra:
+    if gated:
         # the server switched distillation on before the last round, from the
         # merged validation metrics
         assert switched and switched[0] < ROUNDS
@@ -201,7 +207,7 @@ def test_flower_apps_equal_the_simulation(
     glob = {k[7:]: v for k, v in res.test.items() if k.startswith("global_")}
     assert doc.get("weighted_global", {}) == glob
     assert bool(glob) == (algorithm == "fedlu")
-    if algorithm == "fedlu" and not extra:
+    if algorithm == "fedlu" and not gated:
         # Validation peaks before the last round here, so the test pass runs
         # on states each node kept from round 2 (the best-round protocol).
         assert res.best_round == EVAL_EVERY < ROUNDS
@@ -214,6 +220,9 @@ def test_flower_apps_equal_the_simulation(
     # The same communication, per round and in total.
     assert doc["comm"] == res.comm and res.comm["params_up"] > 0
     assert doc["comm_per_round"] == _json(res.comm_per_round)
+    if algorithm == "feds":  # the sparse rounds did cross the grid sparsely
+        up = {int(r): c["params_up"] for r, c in doc["comm_per_round"].items()}
+        assert up[1] > up[2] > 0 and up[4] > up[3] > 0
 
     # The same global entity table on the server …
     server = torch.load(out / "server.pt", weights_only=False)
@@ -335,6 +344,59 @@ def test_unknown_algorithm_names_the_key(partition, tmp_path):
     )
     assert cfg.algorithm == "fedlu" and cfg.settings.extra == {"mu_distill": 1.5}
     assert cfg.settings.lr == 1.0 and isinstance(cfg.settings.lr, float)
+    with pytest.raises(ValueError, match="Unknown run-config key `extra.mu_distil`"):
+        FlowerRunSettings.from_run_config(
+            {"data": "x", "algorithm": "fedlu", "extra.mu_distil": 1.5}
+        )
+    with pytest.raises(ValueError, match="`extra.sync_interval` must be an integer"):
+        FlowerRunSettings.from_run_config(
+            {"data": "x", "algorithm": "feds", "extra.sync_interval": 0.5}
+        )
+
+
+@pytest.mark.parametrize("app", ["flower_app", "flower_rgcn_app"])
+def test_example_apps_list_every_key_flower_may_override(app):
+    # Flower's `--run-config` only overrides keys present in the app's
+    # [tool.flwr.app.config] ("Invalid run configuration" otherwise), so the
+    # example apps list every key the fedgraph apps read, with their defaults.
+    from flwr.common.config import (
+        fuse_dicts,
+        get_fused_config_from_dir,
+        get_project_config,
+        parse_config_args,
+    )
+
+    from fedgraph.federated.kge_setup import known_extra_settings
+    from fedgraph.runtime.flower import config as kge_config
+    from fedgraph.runtime.flower import rgcn
+
+    folder = Path(__file__).parents[2] / "examples" / app
+    listed = get_fused_config_from_dir(folder, {})
+    if app == "flower_rgcn_app":
+        assert set(listed) == set(rgcn.KEYS)
+        rgcn.RGCNRunSettings.from_run_config(listed)
+        return
+    extra = {f"extra.{k}" for k in known_extra_settings()}
+    assert set(listed) == {*kge_config.LOOP_KEYS, *kge_config.SETTINGS_KEYS, *extra}
+    # its defaults are those of `fedgraph train` (data and out are examples)
+    parsed = FlowerRunSettings.from_run_config(listed)
+    assert parsed.settings == KGESettings(extra=parsed.settings.extra)
+    reference = FlowerRunSettings("x", "fede", KGESettings())
+    for key, name in kge_config.LOOP_KEYS.items():
+        if key not in ("data", "algorithm", "out"):
+            assert getattr(parsed, name) == getattr(reference, name), key
+    # the FedS overrides of docs/flower.md go through Flower's own merge
+    overrides = parse_config_args(
+        ['algorithm="feds" extra.p=0.3 extra.sync_interval=2']
+    )
+    run_cfg = fuse_dicts(listed, overrides)
+    parsed = FlowerRunSettings.from_run_config(run_cfg)
+    assert parsed.algorithm == "feds"
+    assert parsed.settings.extra["p"] == 0.3
+    assert parsed.settings.extra["sync_interval"] == 2
+    with pytest.raises(ValueError, match="not present"):
+        fuse_dicts(listed, parse_config_args(["extra.nope=1"]))
+    assert get_project_config(folder)["tool"]["flwr"]["app"]["components"]
 
 
 def test_client_errors_stop_the_server_with_the_reason(partition, tmp_path):

@@ -68,24 +68,9 @@ def normalize_algorithm(name: str) -> str:
 
 def _cast(key: str, value: Any, default: Any) -> Any:
     r"""``value`` as the type of ``default`` (TOML gives ``1`` for ``1.0``)."""
-    kind = type(default)
-    if kind is bool:
-        if not isinstance(value, bool):
-            raise ValueError(
-                f"Run-config key `{key}` must be a boolean (got {value!r})"
-            )
-        return value
-    if kind in (int, float):
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError(f"Run-config key `{key}` must be a number (got {value!r})")
-        if kind is int and float(value) != int(value):
-            raise ValueError(
-                f"Run-config key `{key}` must be an integer (got {value!r})"
-            )
-        return kind(value)
-    if not isinstance(value, str):
-        raise ValueError(f"Run-config key `{key}` must be a string (got {value!r})")
-    return value
+    from fedgraph.federated.kge_setup import cast_setting
+
+    return cast_setting(f"Run-config key `{key}`", value, default)
 
 
 @dataclass
@@ -157,7 +142,11 @@ class FlowerRunSettings:
         r"""Parses a Flower ``context.run_config``; unknown keys, wrong types
         and an unknown ``algorithm`` raise a :class:`ValueError` that names
         the key."""
-        from fedgraph.federated.kge_setup import kge_algorithms
+        from fedgraph.federated.kge_setup import (
+            extra_settings,
+            kge_algorithms,
+            known_extra_settings,
+        )
 
         defaults = {f.name: f.default for f in dataclasses.fields(cls)}
         base = KGESettings()
@@ -194,6 +183,16 @@ class FlowerRunSettings:
                 f"'{loop['algorithm']}' among choices {sorted(kge_algorithms)}"
             )
         loop["algorithm"] = algorithm
+        # any algorithm's key is accepted (an app's config lists them all,
+        # since Flower only overrides keys that exist there), and cast
+        for key, value in extra.items():
+            owner = next((a for a, keys in extra_settings.items() if key in keys), None)
+            if owner is None:
+                raise ValueError(
+                    f"Unknown run-config key `{EXTRA_PREFIX}{key}` (algorithm "
+                    f"settings: {[EXTRA_PREFIX + k for k in known_extra_settings()]})"
+                )
+            extra[key] = _cast(EXTRA_PREFIX + key, value, extra_settings[owner][key])
         out = cls(settings=KGESettings(**settings, extra=extra), **loop)
         out.validate()
         return out
