@@ -74,7 +74,10 @@ def resolve_class(
     for cls in choices:
         if normalize_name(cls.__name__, suffix) == key:
             return cls
-    raise ValueError(f"Could not resolve '{query}' among choices {names(choices)}")
+    known = names(choices)
+    if aliases:  # the short names first: those are what a command line takes
+        known = [*aliases, *known]
+    raise ValueError(f"Could not resolve '{query}' among choices {known}")
 
 
 def names(choices: Iterable[type]) -> list[str]:

@@ -51,3 +51,8 @@ def test_unknown_name_lists_choices():
         match=r"Could not resolve 'foo' among choices \['TransE', 'RotatE'\]",
     ):
         resolve("foo", [TransE, RotatE])
+
+
+def test_unknown_name_lists_the_aliases_first():
+    with pytest.raises(ValueError, match=r"among choices \['te', 'TransE', 'RotatE'\]"):
+        resolve_class("foo", [TransE, RotatE], aliases={"te": TransE})

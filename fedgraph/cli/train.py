@@ -141,7 +141,6 @@ def run(args: argparse.Namespace) -> int:
     out: Path = args.out
     if out.exists() and any(out.iterdir()) and not args.resume:
         raise ValueError(f"`--out` {out} is not empty: pass --resume to continue it")
-    out.mkdir(parents=True, exist_ok=True)
     command = args.command_line
     settings = KGESettings(
         model=args.model,
@@ -189,6 +188,7 @@ def run(args: argparse.Namespace) -> int:
     fed = _load_federation(args.data)
     strategy, clients = build_kge_federation(algorithm, fed, settings)
     setup_seconds = time.perf_counter() - t0
+    out.mkdir(parents=True, exist_ok=True)  # only once the run can start
     meta = {
         "algorithm": algorithm,
         "data": str(args.data),

@@ -68,7 +68,15 @@ def load_dataset(
     """
     if is_folder_query(name):
         return load_folder(name, **kwargs)
-    return resolve_dataset(str(name))(root, **kwargs).get()
+    text = str(name)
+    if os.sep in text or (os.altsep and os.altsep in text):
+        # a path (no registered name has a separator) that is not a folder
+        raise ValueError(
+            f"Dataset folder '{text}' does not exist (or is not a folder); a "
+            "registered name is one of "
+            f"{[c.name for c in _registry()]}"
+        )
+    return resolve_dataset(text)(root, **kwargs).get()
 
 
 def is_folder_query(name: str | os.PathLike[str]) -> bool:

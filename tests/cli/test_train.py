@@ -145,3 +145,14 @@ def test_train_cli_rejects_a_wrong_set_before_writing(
     err = capsys.readouterr().err
     assert "`--set`" in err and message in err
     assert not out.exists()
+
+
+def test_train_cli_bad_data_names_it_and_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "o"
+    missing = tmp_path / "no-such-folder"
+    assert main(["train", "--data", str(missing), "--algorithm", "fede",
+                 "--out", str(out)]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert f"Dataset folder '{missing}' does not exist" in err
+    assert "fedlu-fb15k-237-r3" in err  # the registered names, for a typo
+    assert not out.exists()
