@@ -77,8 +77,11 @@ fedlu_gated() {  # $1 = C3 | R3: distillation switched on as FedLU's code does
 }
 
 feds_r10() {  # $1 = fedep | feds; FedS §V: batch 512, gamma 8, self-adversarial loss
-  federated_as R10 "$1" "$1" --batch-size 512 --gamma 8 --loss nssa --rounds 500 \
-    --set p=0.4 --set sync_interval=4
+  # (p and s are FedS's own settings: `fedgraph train` rejects them for FedEP
+  #  since session 7; the FedEP run started in session 6 with them, ignored)
+  a=$1
+  shift
+  federated_as R10 "$a" "$a" --batch-size 512 --gamma 8 --loss nssa --rounds 500 "$@"
 }
 
 unlearn_c3() {  # FedLU §5.3 on the C3 FedLU model and the published forget sets
@@ -106,7 +109,7 @@ lane_b() {
   # FedS against FedEP before FedProx/FedEC C3 (moved in session 6: the only
   # issue-5 result with no run yet)
   feds_r10 fedep
-  feds_r10 feds
+  feds_r10 feds --set p=0.4 --set sync_interval=4
   for alg in fedprox fedec; do federated C3 "$alg"; done
 }
 
