@@ -168,18 +168,20 @@ def check_extra(extra: Mapping[str, Any], algorithm: str | None = None) -> None:
         else sorted(extra_settings.get(algorithm, {}))
     )
     for key in extra:
-        if key not in known:
-            owners = sorted(a for a, keys in extra_settings.items() if key in keys)
-            where = f"the setting of {owners}" if owners else "not a setting of any"
+        if key in known:
+            continue
+        owners = sorted(a for a, keys in extra_settings.items() if key in keys)
+        if algorithm is None:
+            raise ValueError(f"Unknown algorithm setting {key!r} (known: {known})")
+        listed = ", ".join(known) if known else "none"
+        if owners:
             raise ValueError(
-                f"Unknown algorithm setting {key!r} ({where} algorithm; "
-                + (
-                    f"known: {known}"
-                    if algorithm is None
-                    else f"settings of {algorithm}: {known or 'none'}"
-                )
-                + ")"
+                f"{algorithm} has no setting {key!r} (a setting of "
+                f"{', '.join(owners)}); {algorithm}'s settings: {listed}"
             )
+        raise ValueError(
+            f"Unknown algorithm setting {key!r}; {algorithm}'s settings: {listed}"
+        )
 
 
 def algorithm_settings(algorithm: str, extra: Mapping[str, Any]) -> dict[str, Any]:

@@ -130,8 +130,8 @@ def test_train_cli_runs_the_independent_baseline(tmp_path):
 @pytest.mark.parametrize(
     "algorithm,item,message",
     [
-        ("fedlu", "mu_distil=1", "'mu_distil' (not a setting of any algorithm"),
-        ("fede", "p=0.4", "'p' (the setting of ['feds'] algorithm; settings of fede"),
+        ("fedlu", "mu_distil=1", "'mu_distil'; fedlu's settings: distill_schedule"),
+        ("fede", "p=0.4", "fede has no setting 'p' (a setting of feds)"),
         ("feds", "sync_interval=1.5", "'sync_interval' must be an integer"),
     ],
 )
