@@ -6,8 +6,10 @@ their ``progress.json`` (written after every round) and ``results.json``.
 
 One line per run: rounds done, mean training seconds of the last five rounds,
 the last validation MRRs (weighted, %; FedLU's global model after the slash),
-the best validation round, and whether the run has finished (``results.json``
-newer than ``progress.json``).
+the best validation round, FedLU's distillation switches (the first round
+each direction was on, ``g2l``: global→local, ``l2g``: local→global; gated
+runs start with both off), and whether the run has finished
+(``results.json`` newer than ``progress.json``).
 """
 
 from __future__ import annotations
@@ -44,6 +46,13 @@ def status(run: Path) -> str | None:
         best = max(evald, key=lambda h: h["valid"]["mrr"])
         curve = " ".join(f"r{h['round']}={_mrr(h)}" for h in evald[-3:])
         parts.append(f"valid {curve}; best r{best['round']}={_mrr(best)}")
+    switched = [
+        f"{name} on since r{on[0]}"
+        for name, key in (("g2l", "mu_local"), ("l2g", "mu_global"))
+        if (on := [h["round"] for h in hist if h.get("train", {}).get(key, 0) > 0])
+    ]
+    if switched:
+        parts.append(", ".join(switched))
     res = run / "results.json"
     if res.exists() and res.stat().st_mtime >= progress.stat().st_mtime:
         with open(res) as f:

@@ -27,3 +27,8 @@ def test_status_lines(tmp_path, load_script):
     assert qs.status(run) == line
     os.utime(res, None)
     assert qs.status(run) == line + ", FINISHED test 24.68"
+    # FedLU's distillation switches: the first round each direction was on
+    for h in hist:
+        h["train"] = {"mu_local": 0.0, "mu_global": 2.0 * (h["round"] >= 7)}
+    (run / "progress.json").write_text(json.dumps({"settings": {}, "history": hist}))
+    assert qs.status(run) == line + ", l2g on since r7"
