@@ -58,13 +58,20 @@ class Strategy(ABC):
         (:func:`~fedgraph.federated.aggregate.merge_metric_sums`)."""
         return merge_metric_sums({c: p.metrics for c, p in replies.items()})
 
-    def on_validation(self, server_round: int, metrics: Mapping[str, float]) -> None:
+    def on_validation(
+        self, server_round: int, metrics: Mapping[str, float]
+    ) -> bool | None:
         r"""Called by the runtime with the weighted metrics of each periodic
         evaluation pass (validation unless the runtime's ``eval_split`` says
         otherwise; never the final test), before the next round is
         configured: a strategy may adapt its schedule to them (FedLU's gated
         distillation). Whatever it changes belongs in :meth:`state_dict`.
-        (default: nothing)"""
+
+        Returns :obj:`True` when the run progressed although the runtime's
+        monitored metric may not have (FedLU's code: its global model
+        improved): such a pass does not count towards early stopping's
+        patience (it does not become the best round either). (default:
+        nothing, :obj:`None`)"""
         return None
 
     def client_metrics(self, reply: Payload) -> dict[str, float]:

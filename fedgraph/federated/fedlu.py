@@ -66,7 +66,10 @@ class FedLU(FedE):
       global improved and the local did not, both when neither improved,
       and local→global when, after ``distill_wait`` rounds, either improved
       by at most ``distill_tol`` (the code sets its ``nodistl2g`` flag twice
-      there, never ``nodistg2l``; kept as published).
+      there, never ``nodistg2l``; kept as published). The code's early
+      stopping comes with it: a validation at which only the global model
+      improved does not count towards the patience
+      (:meth:`on_validation` returns :obj:`True`).
 
     Args:
         num_entities (int): size of the global entity vocabulary.
@@ -137,10 +140,14 @@ class FedLU(FedE):
             MU_GLOBAL: self.mu_distill if self.local_to_global else 0.0,
         }
 
-    def on_validation(self, server_round: int, metrics: Mapping[str, float]) -> None:
-        r"""The gated schedule's switches (see the class docstring)."""
+    def on_validation(self, server_round: int, metrics: Mapping[str, float]) -> bool:
+        r"""The gated schedule's switches (see the class docstring). Returns
+        whether only the global model improved: FedLU's code counts a
+        validation towards early stopping only when neither model improved,
+        so the runtime does not count this one (the best round stays the last
+        one at which the local model improved, as in the code)."""
         if self.distill_schedule != "gated":
-            return
+            return False
         loc, glob = float(metrics["mrr"]), float(metrics["global_mrr"])
         gain_l, gain_g = loc - self.best_local, glob - self.best_global
         if server_round > self.distill_wait and min(gain_l, gain_g) <= self.distill_tol:
@@ -149,10 +156,12 @@ class FedLU(FedE):
             self.best_local, self.best_global = loc, glob
         elif gain_g > 0:
             self.local_to_global, self.best_global = True, glob
+            return True
         elif gain_l > 0:
             self.global_to_local, self.best_local = True, loc
         else:
             self.local_to_global = self.global_to_local = True
+        return False
 
     def state_dict(self) -> dict[str, Any]:
         return {

@@ -144,8 +144,9 @@ def run_federation(
     a subset, e.g. FedMKGC's sequential order); every ``eval_every`` rounds
     (and at the last round) evaluate every client on ``eval_split``
     (``"valid"``) and keep the round with the best weighted ``monitor``
-    value; stop when it has not improved for ``patience`` evaluations. The
-    best round's strategy and client states are then evaluated on
+    value; stop when it has not improved for ``patience`` evaluations
+    (an evaluation after which :meth:`Strategy.on_validation` returns
+    :obj:`True` does not count). The best round's strategy and client states are then evaluated on
     ``"test"``.
 
     The last four arguments are the hooks with which
@@ -255,12 +256,12 @@ def run_federation(
                     f"{eval_split}_clients": valid_clients,
                 }
             )
-            strategy.on_validation(rnd, valid)
+            progressed = strategy.on_validation(rnd, valid)
             value = float(valid.get(monitor, float("nan")))
             if value > state.best_value:
                 state.best_value, state.bad, improved = value, 0, True
                 res.best_round, res.best_valid = rnd, dict(valid)
-            else:
+            elif not progressed:  # the strategy may say it progressed otherwise
                 state.bad += 1
             if patience > 0 and state.bad >= patience:
                 state.finished, res.stopped_early = True, True

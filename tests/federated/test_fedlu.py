@@ -146,6 +146,18 @@ def test_gated_schedule_follows_fedlu_code_rules():
     assert _switches(s4) == (2.0, 2.0)
 
 
+def test_gated_schedule_tells_the_runtime_when_only_the_global_model_improved():
+    # FedLU's code counts a validation as bad only when neither model improved
+    s = _gated()
+    assert s.on_validation(5, {"mrr": 0.2, "global_mrr": 0.1}) is False  # both
+    assert s.on_validation(10, {"mrr": 0.19, "global_mrr": 0.12}) is True  # global
+    assert s.on_validation(15, {"mrr": 0.21, "global_mrr": 0.11}) is False  # local
+    assert s.on_validation(20, {"mrr": 0.21, "global_mrr": 0.12}) is False  # neither
+    # the paper's schedule leaves early stopping to the runtime's monitor
+    always = FedLU(12, 8, init_range=1.0)
+    assert always.on_validation(5, {"mrr": 0.1, "global_mrr": 0.2}) is False
+
+
 def test_gated_schedule_state_round_trips():
     s = _gated(mu_distill=2.0)
     s.on_validation(5, {"mrr": 0.2, "global_mrr": 0.1})

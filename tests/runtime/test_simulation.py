@@ -172,6 +172,29 @@ def test_early_stopping_and_best_round():
     assert sorted(res.test_clients) == [0, 1]
 
 
+def test_a_validation_the_strategy_calls_progress_does_not_count_as_bad():
+    # score: best at round 2, worse after; the strategy reports progress of
+    # its own (FedLU's global model) at rounds 3 and 4
+    class Progress(FedAvg):
+        def aggregate_evaluate(self, server_round, replies):
+            return {"count": 1.0, "score": -abs(server_round - 2)}
+
+        def on_validation(self, server_round, metrics):
+            return server_round in (3, 4)
+
+    res = run_simulation(
+        Progress({"w": torch.zeros(3)}),
+        _fed(2),
+        num_rounds=50,
+        eval_every=1,
+        patience=3,
+        monitor="score",
+        progress=False,
+    )
+    # bad evaluations: rounds 5, 6, 7 (not 3, 4); the best round stays 2
+    assert res.best_round == 2 and res.rounds == 7 and res.stopped_early
+
+
 def _resumable_run(ckpt, stop_after=None, resume=False):
     strat = FedProx({"w": torch.zeros(3)}, proximal_mu=0.01)
     return run_simulation(
