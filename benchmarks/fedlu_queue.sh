@@ -2,7 +2,8 @@
 # The long FedLU-table reproductions (issues 4, 5, 6) in two lanes, one thread
 # each (one per core on a 2-core machine). Every command resumes from its
 # checkpoints under runs/ (git-ignored), so rerunning this script after a stop
-# continues where each run was; finished runs only rewrite their results.
+# continues where each run was (a finished `fedgraph train` run is left as it
+# is; a finished baseline re-tests and rewrites its results).
 # Each run holds runs/NAME.lock (flock) while it runs: a second queue started
 # by mistake waits for it instead of writing the same checkpoints.
 #
@@ -91,7 +92,7 @@ unlearn_c3() {  # FedLU §5.3 on the C3 FedLU model and the published forget set
 }
 
 lane_a() {
-  # finished (a rerun would only re-test them and rewrite their results):
+  # finished (out of the lane: nothing left to run):
   #   federated_as R3 fede fede --rounds 110   (capped by hand in session 5)
   #   independent_runlocal C3                   (session 6)
   fedlu_gated C3
@@ -100,7 +101,7 @@ lane_a() {
 }
 
 lane_b() {
-  # finished (a rerun would only re-test them and rewrite their results):
+  # finished (out of the lane: nothing left to run):
   #   federated_as C3 fedlu fedlu --rounds 35   (capped by hand in session 4:
   #     validation flat since round 15; the gated schedule is the reproduction)
   #   unlearn_c3                                (session 5)

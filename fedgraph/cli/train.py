@@ -158,6 +158,22 @@ def run(args: argparse.Namespace) -> int:
         loss=args.loss,
         extra=extra,
     )
+    finished = out / "results.json"
+    if args.resume and finished.exists() and algorithm not in BASELINES:
+        # a finished run: its best round was tested and its results written;
+        # resuming it would only repeat the test pass
+        done = json.loads(finished.read_text())
+        ran = done.get("settings", {}).get("algorithm")
+        if ran != algorithm:
+            raise ValueError(
+                f"`--out` {out} holds a finished {ran!r} run, not {algorithm!r}"
+            )
+        print(
+            f"{algorithm} run in {out} already finished at round {done['rounds']} "
+            f"(best round {done.get('best_round')}): test mrr "
+            f"{done['weighted']['mrr']:.4f}; {finished} left as written"
+        )
+        return 0
     if algorithm in BASELINES:  # the KGE core's trainer, same results format
         from fedgraph.runtime.baselines import run_baseline
 

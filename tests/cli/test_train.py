@@ -66,6 +66,13 @@ def test_train_cli_writes_results_and_resumes(tmp_path, algorithm):
     assert doc["settings"]["algorithm"] == algorithm
     # the command recorded is the one given to main(), not pytest's argv
     assert doc["settings"]["command"] == "fedgraph " + " ".join(argv + ["--resume"])
+    # resuming a finished run leaves its results as written (no second test)
+    written = (out / "results.json").read_bytes()
+    assert main(argv + ["--resume"]) == 0
+    assert (out / "results.json").read_bytes() == written
+    other = "fede" if algorithm != "fede" else "fedprox"
+    swapped = [other if a == algorithm else a for a in argv]
+    assert main(swapped + ["--resume"]) == 2  # another algorithm's finished run
     # resumed run == uninterrupted run
     out2 = tmp_path / "run2"
     argv2 = [a if a != str(out) else str(out2) for a in argv]
