@@ -32,7 +32,9 @@ class FedAlign(FedAvg):
     add the "-L" gradient penalty (Eq. 11), which makes FedAlign-L.
 
     Args:
-        initial_arrays (Mapping[str, Tensor]): the initial global bases.
+        initial_arrays (Mapping[str, Tensor], optional): the initial global
+            bases (:obj:`None`: a client's registration, see
+            :class:`~fedgraph.federated.FedAvg`).
         mu (float, optional): :math:`\mu`. (default: :obj:`10.0`)
         config (Mapping[str, Scalar], optional): extra config (e.g.
             ``{"local-epochs": 5, "lipschitz-lambda": 10.0}``).
@@ -40,7 +42,7 @@ class FedAlign(FedAvg):
 
     def __init__(
         self,
-        initial_arrays: Mapping[str, Tensor],
+        initial_arrays: Mapping[str, Tensor] | None = None,
         *,
         mu: float = 10.0,
         config: Mapping[str, Scalar] | None = None,

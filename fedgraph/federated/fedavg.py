@@ -26,25 +26,48 @@ class FedAvg(Strategy):
     as is by the RGCN side, where the shared tensors are the bases.
 
     Args:
-        initial_arrays (Mapping[str, Tensor]): the initial global tensors.
+        initial_arrays (Mapping[str, Tensor], optional): the initial global
+            tensors; :obj:`None`: the arrays of the lowest-id client whose
+            registration payload carries some (e.g. one
+            :class:`~fedgraph.federated.rgcn_client.RGCNClient` built with
+            ``share_initial=True``), so that the server needs no client's data
+            and the transfer is counted like any payload. (default:
+            :obj:`None`)
         config (Mapping[str, Scalar], optional): sent with every training
             payload (e.g. ``{"local-epochs": 5}``). (default: :obj:`None`)
     """
 
     def __init__(
         self,
-        initial_arrays: Mapping[str, Tensor],
+        initial_arrays: Mapping[str, Tensor] | None = None,
         *,
         config: Mapping[str, Scalar] | None = None,
     ) -> None:
-        if not initial_arrays:
+        if initial_arrays is not None and not initial_arrays:
             raise ValueError(
                 "`initial_arrays` must hold at least one tensor (got none)"
             )
         self.arrays: dict[str, Tensor] = {
-            k: v.detach().clone() for k, v in initial_arrays.items()
+            k: v.detach().clone() for k, v in (initial_arrays or {}).items()
         }
         self.config: dict[str, Scalar] = dict(config or {})
+
+    def register(self, registrations: Mapping[int, Payload]) -> None:
+        r"""Takes the initial global tensors from the lowest-id registration
+        that carries arrays, when none were given to the constructor."""
+        if self.arrays:
+            return
+        for c in sorted(registrations):
+            if registrations[c].arrays:
+                self.arrays = {
+                    k: v.detach().clone() for k, v in registrations[c].arrays.items()
+                }
+                return
+        raise PayloadError(
+            f"{type(self).__name__} has no initial arrays: no client registered "
+            "any (give `initial_arrays`, or let one client send its initial "
+            "tensors when it registers)"
+        )
 
     def train_config(self, server_round: int) -> dict[str, Scalar]:
         r"""The config sent with round ``server_round``'s training payloads

@@ -41,14 +41,16 @@ class FedProx(FedAvg):
     The server only sets ``config["proximal-mu"]``; aggregation is FedAvg's.
 
     Args:
-        initial_arrays (Mapping[str, Tensor]): the initial global tensors.
+        initial_arrays (Mapping[str, Tensor], optional): the initial global
+            tensors (:obj:`None`: a client's registration, see
+            :class:`~fedgraph.federated.FedAvg`).
         proximal_mu (float): :math:`\mu`.
         config (Mapping[str, Scalar], optional): extra config.
     """
 
     def __init__(
         self,
-        initial_arrays: Mapping[str, Tensor],
+        initial_arrays: Mapping[str, Tensor] | None = None,
         *,
         proximal_mu: float,
         config: Mapping[str, Scalar] | None = None,

@@ -81,6 +81,11 @@ class RGCNClient(Client):
             ``local-epochs``. (default: :obj:`5`)
         weight_decay (float, optional): SGD weight decay. (default: :obj:`0.0`)
         seed (int, optional): seeds the local model. (default: :obj:`0`)
+        share_initial (bool, optional): send the freshly initialised bases
+            when registering, to seed a strategy built without initial arrays
+            (:class:`~fedgraph.federated.FedAvg`): one client of a federation
+            does, so that the server never needs a client's data.
+            (default: :obj:`False`)
     """
 
     def __init__(
@@ -95,7 +100,9 @@ class RGCNClient(Client):
         local_epochs: int = 5,
         weight_decay: float = 0.0,
         seed: int = 0,
+        share_initial: bool = False,
     ) -> None:
+        self.share_initial = bool(share_initial)
         if lr <= 0:
             raise ValueError(f"`lr` must be positive (got {lr})")
         self.shard = shard
@@ -121,6 +128,11 @@ class RGCNClient(Client):
     def initial_arrays(self) -> dict[str, Tensor]:
         r"""This client's freshly initialised bases (to seed a strategy)."""
         return {k: v.detach().clone() for k, v in self.model.bases().items()}
+
+    def register(self) -> Payload:
+        r"""The bases (:meth:`initial_arrays`) with ``share_initial``, else
+        nothing."""
+        return Payload(arrays=self.initial_arrays() if self.share_initial else {})
 
     def local_loss(
         self,

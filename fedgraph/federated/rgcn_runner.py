@@ -30,7 +30,7 @@ METHODS = ("sp", "fedavg", "fedprox", "fedalign", "fedavg-l", "fedprox-l", "feda
 
 def build_strategy(
     method: str,
-    initial_arrays: dict[str, torch.Tensor],
+    initial_arrays: dict[str, torch.Tensor] | None = None,
     *,
     mu: float = 10.0,
     lam: float = 10.0,
@@ -45,7 +45,9 @@ def build_strategy(
     its own gradient clipped to 2-norm ``clip`` (``None``: unclipped, as
     printed, which diverges to NaN on MUTAG and AIFB at the published
     :math:`\lambda` and lr). Federated ones evaluate with the
-    global bases synchronised in (:class:`SyncOnEvaluate`)."""
+    global bases synchronised in (:class:`SyncOnEvaluate`). Without
+    ``initial_arrays`` they take the initial bases from the client that
+    registers them (:func:`build_clients`' ``seed_client``)."""
     key = method.lower()
     if key not in METHODS:
         raise ValueError(f"Unknown `method` '{method}' (choices: {list(METHODS)})")
@@ -74,10 +76,13 @@ def build_clients(
     local_epochs: int = 5,
     seed: int = 0,
     client_ids: list[int] | None = None,
+    seed_client: int | None = None,
 ) -> dict[int, RGCNClient]:
     r"""One :class:`RGCNClient` per shard of ``fed`` (or per id in
     ``client_ids``), each model seeded with ``seed``: a client built alone
-    (a Flower node) equals the one built with all the others."""
+    (a Flower node) equals the one built with all the others. Client
+    ``seed_client`` sends its initial bases when it registers (the federated
+    methods' initial global bases; :obj:`None`: no client does, as SP)."""
     ids = range(fed.num_clients) if client_ids is None else client_ids
     return {
         c: RGCNClient(
@@ -89,9 +94,16 @@ def build_clients(
             lr=lr,
             local_epochs=local_epochs,
             seed=seed,
+            share_initial=c == seed_client,
         )
         for c in ids
     }
+
+
+def seed_client(method: str) -> int | None:
+    r"""The client whose initial bases seed ``method``'s global bases:
+    client 0, or :obj:`None` for SP (no global bases)."""
+    return None if method.lower() == "sp" else 0
 
 
 def run_fed_rgcn(
@@ -132,10 +144,10 @@ def run_fed_rgcn(
         lr=lr,
         local_epochs=local_epochs,
         seed=seed,
+        seed_client=seed_client(method),
     )
-    strategy = build_strategy(
+    strategy = build_strategy(  # initial bases: client 0's registration
         method,
-        clients[0].initial_arrays(),
         mu=mu,
         lam=lam,
         local_epochs=local_epochs,
@@ -214,4 +226,11 @@ def loop_kwargs(rounds: int, seed: int = 0) -> dict[str, Any]:
     }
 
 
-__all__ = ["METHODS", "build_strategy", "build_clients", "loop_kwargs", "run_fed_rgcn"]
+__all__ = [
+    "METHODS",
+    "build_strategy",
+    "build_clients",
+    "seed_client",
+    "loop_kwargs",
+    "run_fed_rgcn",
+]

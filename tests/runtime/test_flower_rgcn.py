@@ -25,6 +25,7 @@ from fedgraph.runtime import run_simulation  # noqa: E402
 from fedgraph.runtime.flower import run_local  # noqa: E402
 from fedgraph.runtime.flower.rgcn import (  # noqa: E402
     RGCNRunSettings,
+    build_rgcn_strategy,
     client_app,
     load_rdf_federation,
     server_app,
@@ -141,7 +142,9 @@ def test_federated_methods_send_bases_and_sp_sends_nothing(partition, tmp_path):
     bases = (BASES * HIDDEN * HIDDEN) + (
         BASES * HIDDEN * 2
     )  # conv1 + conv2 (2 classes)
-    assert out["fedavg"]["comm"]["params_up"] == ROUNDS * 3 * bases
+    # client 0 registers its initial bases (the server reads no client data),
+    # then every client uploads its bases each round
+    assert out["fedavg"]["comm"]["params_up"] == bases + ROUNDS * 3 * bases
     # FedAlign also sends every client its 2 peers' last bases each round; in
     # round 1 (no uploads yet) one copy of the global bases stands in.
     extra = (
@@ -166,6 +169,22 @@ def test_federated_methods_send_bases_and_sp_sends_nothing(partition, tmp_path):
 def test_run_config_errors_name_the_key(config, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("'", "'")):
         RGCNRunSettings.from_run_config(config)
+
+
+def test_the_server_needs_no_data_when_the_run_config_gives_the_clients(partition):
+    cfg = RGCNRunSettings.from_run_config(
+        {"data": "/no/such/partition", "algorithm": "fedalign", "num-clients": 3}
+    )
+    strategy, num_clients = build_rgcn_strategy(cfg)
+    assert num_clients == 3 and strategy.arrays == {}  # bases: at registration
+    sim = build_clients(
+        load_rdf_federation(str(partition)), hidden_channels=HIDDEN, num_bases=BASES,
+        seed_client=0,
+    )  # fmt: skip
+    strategy.register({c: client.register() for c, client in sim.items()})
+    for key, value in sim[0].initial_arrays().items():
+        assert torch.equal(strategy.arrays[key], value)
+    assert all(not sim[c].register().arrays for c in (1, 2))
 
 
 def test_data_must_be_a_partition_folder(tmp_path):

@@ -152,38 +152,25 @@ def test_fedprox_sends_mu_and_pulls_towards_global():
         assert near[c].w.norm() < far[c].w.norm()
 
 
-def test_early_stopping_and_best_round():
-    clients = _fed(2)
-
+@pytest.mark.parametrize(
+    "progress_rounds, last_round",
+    [
+        ((), 5),  # bad evaluations: rounds 3, 4, 5
+        # the strategy reports progress of its own (FedLU's global model) at
+        # rounds 3 and 4: those do not count; bad: rounds 5, 6, 7
+        ((3, 4), 7),
+    ],
+)
+def test_early_stopping_and_best_round(progress_rounds, last_round):
     class Bad(FedAvg):  # valid score gets worse after round 2
         def aggregate_evaluate(self, server_round, replies):
             return {"count": 1.0, "score": -abs(server_round - 2)}
 
+        def on_validation(self, server_round, metrics):
+            return server_round in progress_rounds
+
     res = run_simulation(
         Bad({"w": torch.zeros(3)}),
-        clients,
-        num_rounds=50,
-        eval_every=1,
-        patience=3,
-        monitor="score",
-        progress=False,
-    )
-    assert res.best_round == 2 and res.rounds == 5 and res.stopped_early
-    assert sorted(res.test_clients) == [0, 1]
-
-
-def test_a_validation_the_strategy_calls_progress_does_not_count_as_bad():
-    # score: best at round 2, worse after; the strategy reports progress of
-    # its own (FedLU's global model) at rounds 3 and 4
-    class Progress(FedAvg):
-        def aggregate_evaluate(self, server_round, replies):
-            return {"count": 1.0, "score": -abs(server_round - 2)}
-
-        def on_validation(self, server_round, metrics):
-            return server_round in (3, 4)
-
-    res = run_simulation(
-        Progress({"w": torch.zeros(3)}),
         _fed(2),
         num_rounds=50,
         eval_every=1,
@@ -191,8 +178,8 @@ def test_a_validation_the_strategy_calls_progress_does_not_count_as_bad():
         monitor="score",
         progress=False,
     )
-    # bad evaluations: rounds 5, 6, 7 (not 3, 4); the best round stays 2
-    assert res.best_round == 2 and res.rounds == 7 and res.stopped_early
+    assert res.best_round == 2 and res.rounds == last_round and res.stopped_early
+    assert sorted(res.test_clients) == [0, 1]
 
 
 def _resumable_run(ckpt, stop_after=None, resume=False):

@@ -17,10 +17,10 @@ the same per-round accuracies, bases and communication totals.
     serverapp = "fedgraph.runtime.flower.rgcn:server_app"
     clientapp = "fedgraph.runtime.flower.rgcn:client_app"
 
-The server reads client 0's shard from ``data`` once, to draw the initial
-bases exactly as the simulation does (they come from client 0's seeded model,
-whose node embedding is drawn first); every other tensor it sees arrives in
-a payload.
+The initial global bases come from client 0: its node sends its freshly
+seeded bases when it registers (counted as an upload of round 0, as in the
+simulation), so the server needs no client's data; it opens ``data`` only
+for the number of clients, unless the run config's ``num-clients`` gives it.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from fedgraph.federated.rgcn_runner import (
     build_clients,
     build_strategy,
     loop_kwargs,
+    seed_client,
 )
 from fedgraph.runtime.flower.client_app import make_client_app
 from fedgraph.runtime.flower.config import _cast, partition_id
@@ -61,6 +62,7 @@ KEYS = {
     "threads": "threads",
     "reply-timeout": "reply_timeout",
     "connect-timeout": "connect_timeout",
+    "num-clients": "num_clients",
 }
 
 
@@ -72,8 +74,7 @@ class RGCNRunSettings:
     Args:
         data (str): a saved RDF partition folder (``FederatedRDF.save``,
             ``fedgraph partition … --strategy rdf-type``), readable by every
-            SuperNode and by the server (client 0's shard, for the initial
-            bases).
+            SuperNode, and by the server unless ``num_clients`` is set.
         algorithm (str): one of
             :data:`~fedgraph.federated.rgcn_runner.METHODS`.
         num_rounds (int): rounds. (default: :obj:`20`)
@@ -92,6 +93,8 @@ class RGCNRunSettings:
         reply_timeout (float): seconds to wait for replies (``0``: no limit).
         connect_timeout (float): seconds to wait for the SuperNodes.
             (default: :obj:`120`)
+        num_clients (int): SuperNodes to wait for (``0``: the partition's
+            number of clients, read from ``data``). (default: :obj:`0`)
     """
 
     data: str
@@ -110,6 +113,7 @@ class RGCNRunSettings:
     threads: int = 0
     reply_timeout: float = 0.0
     connect_timeout: float = 120.0
+    num_clients: int = 0
 
     @classmethod
     def from_run_config(cls, run_config: Mapping[str, Any]) -> RGCNRunSettings:
@@ -153,7 +157,11 @@ class RGCNRunSettings:
                 raise ValueError(
                     f"Run-config key `{key}` must be positive (got {getattr(out, name)})"
                 )
-        for key, name in (("threads", "threads"), ("lipschitz-clip", "clip")):
+        for key, name in (
+            ("threads", "threads"),
+            ("lipschitz-clip", "clip"),
+            ("num-clients", "num_clients"),
+        ):
             if getattr(out, name) < 0:
                 raise ValueError(
                     f"Run-config key `{key}` must be non-negative (got {getattr(out, name)})"
@@ -195,21 +203,20 @@ def load_rdf_federation(data: str) -> Any:
 
 
 def build_rgcn_strategy(cfg: RGCNRunSettings) -> tuple[Strategy, int]:
-    r"""The strategy of ``cfg.algorithm`` seeded with client 0's initial
-    bases (as :func:`~fedgraph.federated.rgcn_runner.run_fed_rgcn`), and the
-    number of clients of the partition."""
-    fed = load_rdf_federation(cfg.data)
-    first = build_clients(fed, **cfg.client_kwargs(), client_ids=[0])[0]
+    r"""The strategy of ``cfg.algorithm``, which takes its initial bases from
+    client 0's registration (as
+    :func:`~fedgraph.federated.rgcn_runner.run_fed_rgcn`), and the number of
+    clients (``num-clients``, else read from the partition)."""
+    num_clients = cfg.num_clients or load_rdf_federation(cfg.data).num_clients
     strategy = build_strategy(
         cfg.algorithm,
-        first.initial_arrays(),
         mu=cfg.mu,
         lam=cfg.lam,
         local_epochs=cfg.local_epochs,
         one_sided=cfg.one_sided,
         clip=cfg.clip or None,
     )
-    return strategy, fed.num_clients
+    return strategy, num_clients
 
 
 def build_rgcn_client(cfg: RGCNRunSettings, node_config: Any) -> tuple[Client, int]:
@@ -217,7 +224,13 @@ def build_rgcn_client(cfg: RGCNRunSettings, node_config: Any) -> tuple[Client, i
     shard ``partition-id`` of ``data``."""
     fed = load_rdf_federation(cfg.data)
     cid = partition_id(node_config, fed.num_clients)
-    return build_clients(fed, **cfg.client_kwargs(), client_ids=[cid])[cid], cid
+    clients = build_clients(
+        fed,
+        **cfg.client_kwargs(),
+        client_ids=[cid],
+        seed_client=seed_client(cfg.algorithm),
+    )
+    return clients[cid], cid
 
 
 #: ``[tool.flwr.app.components] serverapp = "fedgraph.runtime.flower.rgcn:server_app"``.
