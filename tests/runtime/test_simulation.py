@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from fedgraph.federated import Client, FedAvg, FedProx, Payload
+from fedgraph.federated.payload import PayloadError
 from fedgraph.runtime import (
     InProcessTransport,
     LoopState,
@@ -180,6 +181,22 @@ def test_early_stopping_and_best_round(progress_rounds, last_round):
     )
     assert res.best_round == 2 and res.rounds == last_round and res.stopped_early
     assert sorted(res.test_clients) == [0, 1]
+
+
+def test_fedavg_takes_its_initial_arrays_from_the_lowest_registering_client():
+    strat = FedAvg()
+    regs = {
+        2: Payload(arrays={"w": torch.full((3,), 2.0)}),
+        0: Payload(),
+        1: Payload(arrays={"w": torch.ones(3)}),
+    }
+    strat.register(regs)
+    assert torch.equal(strat.arrays["w"], torch.ones(3))
+    given = FedAvg({"w": torch.zeros(3)})
+    given.register(regs)  # arrays given to the constructor win
+    assert torch.equal(given.arrays["w"], torch.zeros(3))
+    with pytest.raises(PayloadError, match="no initial arrays"):
+        FedAvg().register({0: Payload(), 1: Payload()})
 
 
 def _resumable_run(ckpt, stop_after=None, resume=False):
