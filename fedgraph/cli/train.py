@@ -71,8 +71,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="algorithm setting (KGESettings.extra), e.g. mu_distill=2, p=0.4, "
-        "sync_interval=4",
+        help="an algorithm's own setting (KGESettings.extra; repeatable): "
+        "fedlu: mu_distill (2.0), distill_schedule (always | gated), "
+        "distill_wait (20), distill_tol (0.001); feds: p (0.4), "
+        "sync_interval (4)",
     )
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
     p.add_argument("--resume", action="store_true", help="continue from --out")

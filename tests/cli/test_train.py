@@ -163,3 +163,14 @@ def test_train_cli_bad_data_names_it_and_writes_nothing(tmp_path, capsys):
     assert f"Dataset folder '{missing}' does not exist" in err
     assert "fedlu-fb15k-237-r3" in err  # the registered names, for a typo
     assert not out.exists()
+
+
+def test_train_help_lists_every_algorithm_setting(capsys):
+    from fedgraph.federated.kge_setup import extra_settings
+
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for algorithm, settings in extra_settings.items():
+        for key, default in settings.items():
+            assert f"{key} ({default}" in text, (algorithm, key)
