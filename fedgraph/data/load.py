@@ -69,14 +69,18 @@ def load_dataset(
     if is_folder_query(name):
         return load_folder(name, **kwargs)
     text = str(name)
-    if os.sep in text or (os.altsep and os.altsep in text):
-        # a path (no registered name has a separator) that is not a folder
+    if _has_separator(text):  # a path that is not a folder
         raise ValueError(
             f"Dataset folder '{text}' does not exist (or is not a folder); a "
             "registered name is one of "
             f"{[c.name for c in _registry()]}"
         )
     return resolve_dataset(text)(root, **kwargs).get()
+
+
+def _has_separator(name: str) -> bool:
+    r"""Whether ``name`` holds a path separator (no registered name does)."""
+    return os.sep in name or bool(os.altsep and os.altsep in name)
 
 
 def is_folder_query(name: str | os.PathLike[str]) -> bool:
@@ -87,7 +91,7 @@ def is_folder_query(name: str | os.PathLike[str]) -> bool:
         return True
     if not Path(name).is_dir():
         return False
-    if os.sep in name or (os.altsep and os.altsep in name):
+    if _has_separator(name):
         return True
     try:
         resolve_dataset(name)

@@ -100,7 +100,7 @@ def build_clients(
     }
 
 
-def seed_client(method: str) -> int | None:
+def initial_bases_client(method: str) -> int | None:
     r"""The client whose initial bases seed ``method``'s global bases:
     client 0, or :obj:`None` for SP (no global bases)."""
     return None if method.lower() == "sp" else 0
@@ -144,7 +144,7 @@ def run_fed_rgcn(
         lr=lr,
         local_epochs=local_epochs,
         seed=seed,
-        seed_client=seed_client(method),
+        seed_client=initial_bases_client(method),
     )
     strategy = build_strategy(  # initial bases: client 0's registration
         method,
@@ -230,7 +230,7 @@ __all__ = [
     "METHODS",
     "build_strategy",
     "build_clients",
-    "seed_client",
+    "initial_bases_client",
     "loop_kwargs",
     "run_fed_rgcn",
 ]

@@ -146,8 +146,8 @@ def run_federation(
     (``"valid"``) and keep the round with the best weighted ``monitor``
     value; stop when it has not improved for ``patience`` evaluations
     (an evaluation after which :meth:`Strategy.on_validation` returns
-    :obj:`True` does not count). The best round's strategy and client states are then evaluated on
-    ``"test"``.
+    :obj:`True` does not count). The best round's strategy and client states
+    are then evaluated on ``"test"``.
 
     The last four arguments are the hooks with which
     :func:`~fedgraph.runtime.run_simulation` checkpoints and resumes; the

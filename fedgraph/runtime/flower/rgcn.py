@@ -37,8 +37,8 @@ from fedgraph.federated.rgcn_runner import (
     METHODS,
     build_clients,
     build_strategy,
+    initial_bases_client,
     loop_kwargs,
-    seed_client,
 )
 from fedgraph.runtime.flower.client_app import make_client_app
 from fedgraph.runtime.flower.config import _cast, partition_id
@@ -228,7 +228,7 @@ def build_rgcn_client(cfg: RGCNRunSettings, node_config: Any) -> tuple[Client, i
         fed,
         **cfg.client_kwargs(),
         client_ids=[cid],
-        seed_client=seed_client(cfg.algorithm),
+        seed_client=initial_bases_client(cfg.algorithm),
     )
     return clients[cid], cid
 
