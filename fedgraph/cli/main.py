@@ -17,7 +17,15 @@ from collections.abc import Sequence
 from fedgraph import __version__
 
 # The registry of sub-command modules, in the order ``fedgraph --help`` shows.
-COMMANDS: list[str] = ["partition", "stats", "train", "datasets", "info", "unlearn"]
+COMMANDS: list[str] = [
+    "partition",
+    "stats",
+    "train",
+    "datasets",
+    "info",
+    "unlearn",
+    "fuse",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -113,6 +113,57 @@ def _load_federation(data: str) -> Any:
     return fed
 
 
+def load_trained_run(
+    run_dir: Path,
+    which: str = "best",
+    *,
+    data: str | None = None,
+    algorithms: tuple[str, ...] | None = None,
+) -> tuple[dict[str, Any], Any, Any, dict[int, Any], str]:
+    r"""A ``fedgraph train`` run rebuilt from its folder: ``(settings, fed,
+    strategy, clients, which_round)``, the strategy and clients holding the
+    ``which`` checkpoint (``"best"``: the best validation round, the one the
+    run tested; ``"last"``). ``data`` replaces the dataset the run recorded
+    (a moved folder); ``algorithms`` limits the runs accepted."""
+    import torch
+
+    from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
+
+    meta_file = run_dir / "progress.json"
+    if not meta_file.is_file():
+        raise FileNotFoundError(
+            f"{meta_file} not found: is `{run_dir}` a `fedgraph train` run?"
+        )
+    progress = json.loads(meta_file.read_text())
+    meta = progress["settings"]
+    algorithm = meta.get("algorithm")
+    if algorithms is not None and algorithm not in algorithms:
+        raise ValueError(
+            f"`{run_dir}` is a {algorithm!r} run, not one of {list(algorithms)}"
+        )
+    ckpt = run_dir / "checkpoints" / f"{which}.pt"
+    if not ckpt.is_file():
+        raise FileNotFoundError(
+            f"{ckpt} not found (run longer, or pass --checkpoint last)"
+        )
+    state = torch.load(ckpt, weights_only=False)
+    if which == "last":
+        which_round = f"round {state['round']} (last)"
+        state = state["models"]
+    else:
+        evald = [h for h in progress.get("history", []) if "valid" in h]
+        top = max(evald, key=lambda h: h["valid"]["mrr"]) if evald else {"round": "?"}
+        which_round = f"round {top['round']} (best valid)"
+    keys = KGESettings.__dataclass_fields__
+    settings = KGESettings(**{k: meta[k] for k in keys if k in meta})
+    fed = _load_federation(meta["data"] if data is None else data)
+    strategy, clients = build_kge_federation(algorithm, fed, settings)
+    strategy.load_state_dict(state["strategy"])
+    for c, cl in clients.items():
+        cl.load_state_dict(state["clients"][c])
+    return meta, fed, strategy, clients, which_round
+
+
 def run(args: argparse.Namespace) -> int:
     import torch
 

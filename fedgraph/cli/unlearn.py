@@ -71,57 +71,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _load_run(run_dir: Path, which: str) -> tuple[dict[str, Any], dict[str, Any], str]:
-    import torch
-
-    meta_file = run_dir / "progress.json"
-    if not meta_file.is_file():
-        raise FileNotFoundError(
-            f"{meta_file} not found: is `{run_dir}` a `fedgraph train` run?"
-        )
-    meta = json.loads(meta_file.read_text())["settings"]
-    if meta.get("algorithm") != "fedlu":
-        raise ValueError(
-            f"`{run_dir}` is a {meta.get('algorithm')!r} run; unlearning needs the local "
-            "and global tables of a FedLU run (`--algorithm fedlu`)"
-        )
-    ckpt = run_dir / "checkpoints" / f"{which}.pt"
-    if not ckpt.is_file():
-        raise FileNotFoundError(
-            f"{ckpt} not found (run longer, or pass --checkpoint last)"
-        )
-    state = torch.load(ckpt, weights_only=False)
-    if which == "last":
-        rounds = f"round {state['round']} (last)"
-        state = state["models"]
-    else:
-        best = json.loads(meta_file.read_text())["history"]
-        evald = [h for h in best if "valid" in h]
-        top = max(evald, key=lambda h: h["valid"]["mrr"]) if evald else {"round": "?"}
-        rounds = f"round {top['round']} (best valid)"
-    return meta, state, rounds
-
-
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from fedgraph.cli.train import _load_federation
+    from fedgraph.cli.train import load_trained_run
     from fedgraph.data.io import atomic_write_json
-    from fedgraph.federated.fedlu_setup import build_fedlu
     from fedgraph.federated.forget import load_forget_requests
     from fedgraph.federated.kge_setup import KGESettings, algorithm_settings
     from fedgraph.federated.retrain import retrain
 
     if args.threads > 0:
         torch.set_num_threads(args.threads)
-    meta, state, which_round = _load_run(args.run_dir, args.checkpoint)
+    # unlearning needs the local and global tables of a FedLU run
+    meta, fed, strategy, clients, which_round = load_trained_run(
+        args.run_dir, args.checkpoint, algorithms=("fedlu",)
+    )
     keys = KGESettings.__dataclass_fields__
     settings = KGESettings(**{k: meta[k] for k in keys if k in meta})
-    fed = _load_federation(meta["data"])
-    strategy, clients = build_fedlu(fed, settings)
-    strategy.load_state_dict(state["strategy"])
-    for c, cl in clients.items():
-        cl.load_state_dict(state["clients"][c])
     if args.forget.is_dir():
         requests = load_forget_requests(args.forget, fed)
     else:

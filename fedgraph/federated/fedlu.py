@@ -314,6 +314,11 @@ class FedLUClient(KGEClient):
             batch_size=self.eval_batch_size,
         )
 
+    def evaluation_model(self, payload: Payload) -> KGEModel:
+        r"""A copy of the local model (the one a FedLU run reports as
+        ``weighted``)."""
+        return copy.deepcopy(self.model)
+
     def evaluate(self, payload: Payload) -> Payload:
         split = str(payload.config.get("split", "valid"))
         triples = self.shard.graph.triples(split)

@@ -3,11 +3,14 @@ scores of a single-KG model and of the federated model."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import torch
 from torch import Tensor, nn
 
+from fedgraph.eval.metrics import LinkPredState
+from fedgraph.eval.ranking import rank_triples
 from fedgraph.models.kge import MODES, TAIL_BATCH, KGEModel
 from fedgraph.models.losses import MarginRankingLoss
 from fedgraph.models.sampling import NegativeSampler
@@ -104,12 +107,12 @@ def fit_fusion(
 ) -> float:
     r"""Trains the fusion layer on ``triples`` with FedE's margin ranking loss
     (:math:`\beta` = ``margin``, FedE: 10) and uniform negatives; returns the
-    mean loss of the last epoch."""
+    mean loss of the last epoch (``epochs=0``: no training, ``nan``)."""
     generator = generator or torch.Generator().manual_seed(0)
     sampler = NegativeSampler(fusion.num_entities, num_negatives)
     loss_fn = MarginRankingLoss(margin)
     opt = torch.optim.Adam(fusion.linear.parameters(), lr=lr)
-    last = 0.0
+    last = float("nan")
     for _ in range(int(epochs)):
         total, steps = 0.0, 0
         perm = torch.randperm(triples.size(0), generator=generator)
@@ -127,4 +130,96 @@ def fit_fusion(
     return last
 
 
-__all__ = ["ScoreFusion", "fit_fusion"]
+#: the three models :func:`fuse_and_evaluate` compares, in its output's order.
+FUSION_MODELS = ("fused", "single", "federated")
+
+
+def fuse_and_evaluate(
+    clients: Mapping[int, Any],
+    single: Mapping[int, KGEModel],
+    federated: Mapping[int, KGEModel],
+    *,
+    fit_split: str = "valid",
+    split: str = "test",
+    seed: int = 0,
+    **fit_kwargs: Any,
+) -> dict[str, Any]:
+    r"""FedE's model fusion as a final step: on every client, fits a
+    :class:`ScoreFusion` of its single-KG model and its federated model on
+    the ``fit_split`` triples (FedE's code fits it on the validation
+    triples), then ranks ``split`` with each of the three models under the
+    client's protocol (its own entities as candidates, its own
+    train + valid + test as filter; :class:`~fedgraph.federated.KGEClient`).
+
+    The models are frozen in place (pass copies, e.g.
+    :meth:`KGEClient.evaluation_model`).
+
+    Args:
+        clients (Mapping[int, KGEClient]): the clients (their shards,
+            filters and ranked directions).
+        single (Mapping[int, KGEModel]): each client's model trained alone.
+        federated (Mapping[int, KGEModel]): each client's federated model.
+        fit_split (str, optional): triples the fusion layer is fitted on.
+            (default: ``"valid"``)
+        split (str, optional): triples ranked. (default: ``"test"``)
+        seed (int, optional): seed of the negatives (client ``c`` draws from
+            ``seed * 7919 + c``). (default: :obj:`0`)
+        **fit_kwargs: :func:`fit_fusion` options (``epochs``, ``lr``, …).
+
+    Returns:
+        ``{"weighted", "weighted_single", "weighted_federated", "clients"}``:
+        the merged (query-weighted) metrics of the fused, single and
+        federated models, and per client ``{"client", "n_test", <fused
+        metrics>, "single", "federated", "fusion": {"w_single",
+        "w_federated", "bias", "fit_loss"}}``.
+    """
+    missing = sorted(set(clients) - set(single)) + sorted(set(clients) - set(federated))
+    if missing:
+        raise ValueError(f"No single or federated model for clients {missing}")
+    states: dict[str, list[LinkPredState]] = {m: [] for m in FUSION_MODELS}
+    rows = []
+    for c in sorted(clients):
+        client = clients[c]
+        fusion = ScoreFusion(single[c], federated[c])
+        loss = fit_fusion(
+            fusion,
+            client.shard.graph.triples(fit_split),
+            generator=torch.Generator().manual_seed(int(seed) * 7919 + int(c)),
+            **fit_kwargs,
+        )
+        triples = client.shard.graph.triples(split)
+        row: dict[str, Any] = {"client": int(c), "n_test": int(triples.size(0))}
+        models = {"fused": fusion, "single": single[c], "federated": federated[c]}
+        for name, model in models.items():
+            state = rank_triples(
+                model,
+                triples,
+                filter=client.filter,
+                directions=client.directions,
+                batch_size=client.eval_batch_size,
+            )
+            states[name].append(state)
+            metrics = state.compute()
+            if name == "fused":
+                row.update(metrics)
+            else:
+                row[name] = metrics
+        w_single, w_fed = fusion.linear.weight.detach().view(-1).tolist()
+        bias = float(fusion.linear.bias.detach())
+        row["fusion"] = {
+            "w_single": w_single,
+            "w_federated": w_fed,
+            "bias": bias,
+            "fit_loss": None if loss != loss else loss,  # nan: not fitted
+        }
+        rows.append(row)
+    merged = {m: LinkPredState.merged(states[m]).compute() for m in FUSION_MODELS}
+    return {
+        "weighted": merged["fused"],
+        "weighted_single": merged["single"],
+        "weighted_federated": merged["federated"],
+        "clients": rows,
+    }
+
+
+__all__ = ["ScoreFusion", "fit_fusion", "fuse_and_evaluate", "FUSION_MODELS"]

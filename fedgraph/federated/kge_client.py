@@ -2,6 +2,7 @@ r"""A federated knowledge-graph-embedding client over one :class:`KGShard`."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -219,14 +220,27 @@ class KGEClient(Client):
             num_examples=int(self.train_triples.size(0)),
         )
 
+    def _write_rows(self, table: Tensor, payload: Payload) -> None:
+        r"""Writes the payload's entity rows (if any) into ``table``."""
+        if ENTITY in payload.arrays:
+            idx = self._local_index(ENTITY, payload)
+            with torch.no_grad():
+                table[idx] = payload.arrays[ENTITY].to(table.dtype)
+
+    def evaluation_model(self, payload: Payload) -> KGEModel:
+        r"""A copy of the model that :meth:`evaluate` scores for ``payload``
+        (the client's model with the payload's entity rows, if any): e.g. the
+        federated model of FedE's model fusion."""
+        model = copy.deepcopy(self.model)
+        self._write_rows(model.entity_embedding.weight, payload)
+        return model
+
     def evaluate(self, payload: Payload) -> Payload:
         split = str(payload.config.get("split", "valid"))
         saved = None
         if ENTITY in payload.arrays:
-            idx = self._local_index(ENTITY, payload)
             saved = self.table.detach().clone()
-            with torch.no_grad():
-                self.table[idx] = payload.arrays[ENTITY].to(self.table.dtype)
+            self._write_rows(self.table, payload)
         triples = self.shard.graph.triples(split)
         state = rank_triples(
             self.model,

@@ -7,31 +7,13 @@ import pytest
 from fedgraph.cli.main import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "federated"))
-from fedlu_toy import toy_federation  # noqa: E402
-
-
-def _write_folders(root: Path) -> None:
-    fed = toy_federation(n_train=40)
-    for s in fed:
-        d = root / f"client{s.client_id}"
-        d.mkdir(parents=True)
-        names = [f"e{int(i)}" for i in s.entity_ids]
-        rels = [f"r{int(i)}" for i in s.relation_ids]
-        for split in ("train", "valid", "test"):
-            t = s.graph.triples(split).tolist()
-            (d / f"{split}.txt").write_text(
-                "".join(f"{names[h]}\t{rels[r]}\t{names[t_]}\n" for h, r, t_ in t)
-            )
-        t = s.graph.triples("train")[:3].tolist()
-        (d / "unlearn.txt").write_text(
-            "".join(f"{names[h]}\t{rels[r]}\t{names[t_]}\n" for h, r, t_ in t)
-        )
+from fedlu_toy import write_toy_folders  # noqa: E402
 
 
 @pytest.mark.slow
 def test_train_then_unlearn_writes_issue_shape(tmp_path):
     data, run = tmp_path / "toy", tmp_path / "run"
-    _write_folders(data)
+    write_toy_folders(data)
     common = [
         "--dim",
         "8",

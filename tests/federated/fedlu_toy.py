@@ -3,6 +3,8 @@ tests (12 global entities, 2 relations per client, 6 shared entities)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
@@ -45,3 +47,26 @@ def toy_model(shard: KGShard, dim: int = 8, seed: int = 0):
     return resolve_model(
         "transe", shard.num_entities, shard.num_relations, dim, gamma=4.0
     )
+
+
+def write_toy_folders(root: Path, n_train: int = 40) -> None:
+    r""":func:`toy_federation` as FedLU's folder layout under ``root``
+    (``clientK/{train,valid,test}.txt`` with names, and a 3-triple
+    ``unlearn.txt`` per client)."""
+    fed = toy_federation(n_train=n_train)
+    for s in fed:
+        d = root / f"client{s.client_id}"
+        d.mkdir(parents=True)
+        names = [f"e{int(i)}" for i in s.entity_ids]
+        rels = [f"r{int(i)}" for i in s.relation_ids]
+        named = {
+            split: "".join(
+                f"{names[h]}\t{rels[r]}\t{names[t]}\n"
+                for h, r, t in s.graph.triples(split).tolist()
+            )
+            for split in ("train", "valid", "test")
+        }
+        for split, text in named.items():
+            (d / f"{split}.txt").write_text(text)
+        first3 = named["train"].splitlines(keepends=True)[:3]
+        (d / "unlearn.txt").write_text("".join(first3))

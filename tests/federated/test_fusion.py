@@ -49,3 +49,113 @@ def test_fit_fusion_learns_to_trust_the_better_model():
 def test_fusion_rejects_mismatched_models():
     with pytest.raises(ValueError, match="must share entities"):
         ScoreFusion(TransE(5, 1, 2), TransE(6, 1, 2))
+
+
+def _toy_clients():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from fedlu_toy import toy_federation, toy_model
+
+    from fedgraph.federated.kge_client import KGEClient
+
+    fed = toy_federation()
+    return {s.client_id: KGEClient(s, toy_model(s)) for s in fed}
+
+
+def test_fuse_and_evaluate_ranks_each_model_as_the_client_does():
+    import copy
+
+    from fedgraph.eval.metrics import LinkPredState
+    from fedgraph.federated.fusion import fuse_and_evaluate
+    from fedgraph.federated.payload import Payload
+
+    clients = _toy_clients()
+    single = {c: copy.deepcopy(cl.model) for c, cl in clients.items()}
+    torch.manual_seed(5)
+    federated = {
+        c: type(m)(m.num_entities, m.num_relations, 8, gamma=4.0)
+        for c, m in single.items()
+    }
+    fed_mrr = {
+        c: clients[c].evaluate(Payload(config={"split": "test"})).metrics
+        for c in clients
+    }  # the client's own model = the single one here
+    res = fuse_and_evaluate(
+        clients, single, federated, epochs=2, batch_size=8, num_negatives=4
+    )
+    states = []
+    for row in res["clients"]:
+        c = row["client"]
+        own = LinkPredState.from_dict(
+            {k: v for k, v in fed_mrr[c].items() if "/" in k}
+        ).compute()
+        assert row["single"]["mrr"] == own["mrr"]
+        assert row["n_test"] == clients[c].shard.graph.num_triples("test")
+        s = rank_triples(
+            federated[c],
+            clients[c].shard.graph.triples("test"),
+            filter=clients[c].filter,
+        )
+        assert row["federated"]["mrr"] == s.compute()["mrr"]
+        states.append(s)
+    assert res["weighted_federated"] == LinkPredState.merged(states).compute()
+    with pytest.raises(ValueError, match=r"clients \[1\]"):
+        fuse_and_evaluate(clients, {0: single[0]}, federated)
+
+
+def test_fusing_a_model_with_itself_ranks_as_the_model():
+    # positive weights on two equal scores keep the ranking: fused = single
+    import copy
+
+    from fedgraph.federated.fusion import fuse_and_evaluate
+
+    clients = _toy_clients()
+    single = {c: copy.deepcopy(cl.model) for c, cl in clients.items()}
+    twin = {c: copy.deepcopy(cl.model) for c, cl in clients.items()}
+    res = fuse_and_evaluate(
+        clients, single, twin, epochs=1, batch_size=8, num_negatives=4, lr=1e-3
+    )
+    for row in res["clients"]:
+        assert row["fusion"]["w_single"] + row["fusion"]["w_federated"] > 0
+        for key in ("mrr", "hits@1", "hits@10"):
+            assert row[key] == row["single"][key] == row["federated"][key]
+
+
+def test_evaluation_model_carries_the_payload_rows():
+    from fedgraph.federated.fede import ENTITY
+    from fedgraph.federated.payload import Payload
+
+    client = _toy_clients()[0]
+    ids = client.shard.entity_ids[:2]
+    rows = torch.full((2, client.table.size(1)), 0.5)
+    before = client.table.detach().clone()
+    model = client.evaluation_model(
+        Payload(arrays={ENTITY: rows}, row_ids={ENTITY: ids})
+    )
+    torch.testing.assert_close(model.entity_embedding.weight[:2].detach(), rows)
+    torch.testing.assert_close(model.entity_embedding.weight[2:].detach(), before[2:])
+    torch.testing.assert_close(client.table.detach(), before)  # a copy
+    # evaluating with the payload scores that model, and restores the table
+    pay = Payload(
+        arrays={ENTITY: rows}, row_ids={ENTITY: ids}, config={"split": "test"}
+    )
+    got = client.evaluate(pay).metrics
+    want = rank_triples(
+        model, client.shard.graph.triples("test"), filter=client.filter
+    ).to_dict()
+    assert {k: got[k] for k in want} == want
+    torch.testing.assert_close(client.table.detach(), before)
+
+
+def test_zero_epochs_is_the_plain_sum_of_the_scores():
+    import math
+
+    good, noise, triples = _oracle_and_noise()
+    f = ScoreFusion(good, noise)
+    assert math.isnan(fit_fusion(f, triples, epochs=0))
+    h, r = triples[:, 0], triples[:, 1]
+    torch.testing.assert_close(
+        f.score_t(h, r), good.score_t(h, r) + noise.score_t(h, r)
+    )

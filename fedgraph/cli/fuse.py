@@ -1,0 +1,216 @@
+r"""``fedgraph fuse RUN_DIR --single SINGLE_DIR``: FedE's model fusion
+(FedE §2.2.3) as a final step of a trained federated run.
+
+On every client, a linear layer over the scores of its single-KG model
+(``SINGLE_DIR``: the Independent baseline on the same partition, e.g.
+``fedgraph train --algorithm independent --out SINGLE_DIR``) and of its
+federated model (``RUN_DIR``'s best round; FedLU: the local model) is fitted
+with FedE's margin ranking loss on the client's validation triples; the
+single, federated and fused models are then tested. Writes
+``RUN_DIR/fusion/results.json`` (or ``--results``) in the results format,
+the fused model's metrics as ``weighted`` and the other two as
+``weighted_single`` and ``weighted_federated``. Nothing leaves a client:
+fusion is local.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "fuse",
+        help="FedE's model fusion of a federated run with the single-KG models",
+        description=__doc__.splitlines()[0],
+    )
+    p.add_argument("run_dir", type=Path, help="output folder of `fedgraph train`")
+    p.add_argument(
+        "--single",
+        required=True,
+        type=Path,
+        help="folder of the Independent baseline's trainerK.pt checkpoints (one per "
+        "client, same partition)",
+    )
+    p.add_argument(
+        "--single-results",
+        type=Path,
+        default=None,
+        help="the Independent run's results file, for its model settings "
+        "(default: SINGLE/results.json if it exists, else the federated run's "
+        "model, dim and gamma)",
+    )
+    p.add_argument(
+        "--fit-on",
+        default="valid",
+        choices=("valid", "train"),
+        help="triples the fusion layer is fitted on (default: valid, as FedE's code)",
+    )
+    p.add_argument(
+        "--epochs",
+        type=int,
+        default=100,
+        help="fitting epochs (100; 0: no fitting, the plain sum of the two scores)",
+    )
+    p.add_argument("--lr", type=float, default=0.1, help="Adam lr of the layer (0.1)")
+    p.add_argument("--batch-size", type=int, default=512)
+    p.add_argument("--num-negatives", type=int, default=256)
+    p.add_argument(
+        "--margin", type=float, default=10.0, help="FedE's beta (default: 10)"
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--checkpoint", choices=("best", "last"), default="best")
+    p.add_argument(
+        "--data", default=None, help="the partition, if it moved since the run"
+    )
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--results", type=Path, default=None)
+    p.set_defaults(func=run)
+
+
+def _single_settings(
+    path: Path | None, single_dir: Path, meta: dict[str, Any]
+) -> dict[str, Any]:
+    r"""The model, width and margin of the Independent models."""
+    path = path if path is not None else single_dir / "results.json"
+    if not path.is_file():
+        return {
+            "model": meta["model"],
+            "dim": int(meta["dim"]),
+            "gamma": float(meta["gamma"]),
+            "from": "the federated run (no Independent results file)",
+        }
+    s = json.loads(path.read_text()).get("settings", {})
+    if s.get("setting", "independent") != "independent":
+        raise ValueError(f"`--single-results` {path} is a {s.get('setting')!r} run")
+    return {
+        "model": s.get("model", meta["model"]),
+        "dim": int(s.get("hidden_channels", meta["dim"])),
+        "gamma": float(s.get("gamma", meta["gamma"])),
+        "from": str(path),
+    }
+
+
+def load_single_models(
+    single_dir: Path, fed: Any, settings: dict[str, Any]
+) -> dict[int, Any]:
+    r"""Each client's best Independent model from ``single_dir/trainerK.pt``
+    (:class:`~fedgraph.runtime.kge_trainer.KGETrainer` checkpoints)."""
+    import torch
+
+    from fedgraph.models.kge import resolve_model
+
+    models = {}
+    for shard in fed.shards:
+        c = shard.client_id
+        path = single_dir / f"trainer{c}.pt"
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"{path} not found: `--single` must hold the Independent run's "
+                f"trainerK.pt of each of the {len(fed.shards)} clients"
+            )
+        state = torch.load(path, weights_only=False)
+        weights = state["best_state"] if state.get("best_state") else state["model"]
+        model = resolve_model(
+            settings["model"],
+            shard.num_entities,
+            shard.num_relations,
+            settings["dim"],
+            gamma=settings["gamma"],
+        )
+        try:
+            model.load_state_dict(weights)
+        except RuntimeError as exc:
+            raise ValueError(
+                f"{path} does not fit client {c} ({shard.num_entities} entities, "
+                f"{shard.num_relations} relations, {settings['model']} dim "
+                f"{settings['dim']}): is it the same partition and model? "
+                f"({str(exc).splitlines()[0]})"
+            ) from None
+        models[c] = model
+    return models
+
+
+def run(args: argparse.Namespace) -> int:
+    import torch
+
+    from fedgraph.cli.train import load_trained_run
+    from fedgraph.eval import write_results
+    from fedgraph.federated.fusion import fuse_and_evaluate
+
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
+    if args.epochs < 0:
+        raise ValueError(f"`--epochs` must be 0 or more (got {args.epochs})")
+    if not args.single.is_dir():
+        raise FileNotFoundError(f"`--single` folder {args.single} does not exist")
+    meta, fed, strategy, clients, which_round = load_trained_run(
+        args.run_dir, args.checkpoint, data=args.data
+    )
+    single_settings = _single_settings(args.single_results, args.single, meta)
+    single = load_single_models(args.single, fed, single_settings)
+    # the federated model each client was tested with (FedE: the global rows)
+    ids = sorted(clients)
+    payloads = strategy.configure_evaluate(0, ids, split="test")
+    federated = {c: clients[c].evaluation_model(payloads[c]) for c in ids}
+    t0 = time.perf_counter()
+    res = fuse_and_evaluate(
+        clients,
+        single,
+        federated,
+        fit_split=args.fit_on,
+        seed=args.seed,
+        epochs=args.epochs,
+        lr=args.lr,
+        batch_size=args.batch_size,
+        num_negatives=args.num_negatives,
+        margin=args.margin,
+    )
+    seconds = time.perf_counter() - t0
+    out = args.results or args.run_dir / "fusion" / "results.json"
+    settings = {
+        "command": args.command_line,
+        "run_dir": str(args.run_dir),
+        "algorithm": meta["algorithm"],
+        "checkpoint": which_round,
+        "data": meta["data"] if args.data is None else args.data,
+        "single_dir": str(args.single),
+        "single": single_settings,
+        "federated": {k: meta[k] for k in ("model", "dim", "gamma")},
+        "fit_on": args.fit_on,
+        "epochs": args.epochs,
+        "lr": args.lr,
+        "batch_size": args.batch_size,
+        "num_negatives": args.num_negatives,
+        "margin": args.margin,
+        "seed": args.seed,
+        "threads": torch.get_num_threads(),
+        "seconds": seconds,
+        "protocol": "filtered, head+tail, client's own entities, client's own "
+        "train+valid+test as filter, realistic rank",
+    }
+    write_results(
+        out,
+        weighted=res["weighted"],
+        weighted_single=res["weighted_single"],
+        weighted_federated=res["weighted_federated"],
+        clients=res["clients"],
+        rounds=args.epochs,  # of the fusion layer's fitting
+        seconds_per_round=seconds / max(1, args.epochs),
+        settings=settings,
+    )
+    print(
+        "test mrr single {:.4f}, federated {:.4f}, fused {:.4f} ({:.0f}s); "
+        "results in {}".format(
+            res["weighted_single"]["mrr"],
+            res["weighted_federated"]["mrr"],
+            res["weighted"]["mrr"],
+            seconds,
+            out,
+        )
+    )
+    return 0
