@@ -158,6 +158,11 @@ def known_extra_settings() -> list[str]:
     return sorted({key for keys in extra_settings.values() for key in keys})
 
 
+def setting_owners(key: str) -> list[str]:
+    r"""The algorithms that read the :attr:`KGESettings.extra` key ``key``."""
+    return sorted(a for a, keys in extra_settings.items() if key in keys)
+
+
 def check_extra(extra: Mapping[str, Any], algorithm: str | None = None) -> None:
     r"""Raises a :class:`ValueError` naming the first key of ``extra`` that
     no algorithm reads, or, with ``algorithm``, that ``algorithm`` does not
@@ -170,7 +175,7 @@ def check_extra(extra: Mapping[str, Any], algorithm: str | None = None) -> None:
     for key in extra:
         if key in known:
             continue
-        owners = sorted(a for a, keys in extra_settings.items() if key in keys)
+        owners = setting_owners(key)
         if algorithm is None:
             raise ValueError(f"Unknown algorithm setting {key!r} (known: {known})")
         listed = ", ".join(known) if known else "none"
@@ -231,5 +236,6 @@ __all__ = [
     "algorithm_settings",
     "check_extra",
     "known_extra_settings",
+    "setting_owners",
     "cast_setting",
 ]

@@ -146,6 +146,7 @@ class FlowerRunSettings:
             extra_settings,
             kge_algorithms,
             known_extra_settings,
+            setting_owners,
         )
 
         defaults = {f.name: f.default for f in dataclasses.fields(cls)}
@@ -186,13 +187,14 @@ class FlowerRunSettings:
         # any algorithm's key is accepted (an app's config lists them all,
         # since Flower only overrides keys that exist there), and cast
         for key, value in extra.items():
-            owner = next((a for a, keys in extra_settings.items() if key in keys), None)
-            if owner is None:
+            owners = setting_owners(key)
+            if not owners:
                 raise ValueError(
                     f"Unknown run-config key `{EXTRA_PREFIX}{key}` (algorithm "
                     f"settings: {[EXTRA_PREFIX + k for k in known_extra_settings()]})"
                 )
-            extra[key] = _cast(EXTRA_PREFIX + key, value, extra_settings[owner][key])
+            default = extra_settings[owners[0]][key]
+            extra[key] = _cast(EXTRA_PREFIX + key, value, default)
         out = cls(settings=KGESettings(**settings, extra=extra), **loop)
         out.validate()
         return out
