@@ -26,7 +26,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "fuse",
         help="FedE's model fusion of a federated run with the single-KG models",
-        description=__doc__.splitlines()[0],
+        description=(
+            "FedE's model fusion (FedE §2.2.3) as a final step: on every client, a "
+            "linear layer over the scores of its Independent model (--single) and its "
+            "federated model (RUN_DIR's best round) is fitted on its validation "
+            "triples; the three models are tested and RUN_DIR/fusion/results.json "
+            "written."
+        ),
     )
     p.add_argument("run_dir", type=Path, help="output folder of `fedgraph train`")
     p.add_argument(

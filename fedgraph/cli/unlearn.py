@@ -24,7 +24,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "unlearn",
         help="forget triples from a trained FedLU run (FedLU §4.2)",
-        description=__doc__.splitlines()[0],
+        description=(
+            "FedLU unlearning (FedLU §4.2) of a trained FedLU run: evaluates the raw "
+            "models, unlearns the --forget triples, evaluates again and (unless "
+            "--no-retrain) trains the "
+            "re-trained references; writes RUN_DIR/unlearn/results.json."
+        ),
     )
     p.add_argument("run_dir", type=Path, help="output folder of `fedgraph train`")
     p.add_argument(
