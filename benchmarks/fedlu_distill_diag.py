@@ -71,10 +71,10 @@ def main(argv: list[str] | None = None) -> int:
         "threads": args.threads,
     }
     path = res.write_results(args.results, settings=meta)
-    w, g = res.test, {k[7:]: v for k, v in res.test.items() if k.startswith("global_")}
     print(
-        f"mu {args.mu}, {args.negatives}: test mrr local {w['mrr']:.4f} global "
-        f"{g['mrr']:.4f} (best round {res.best_round}/{res.rounds}); {path}"
+        f"mu {args.mu}, {args.negatives}: test mrr local {res.test['mrr']:.4f} "
+        f"global {res.test['global_mrr']:.4f} (best round {res.best_round}/"
+        f"{res.rounds}); {path}"
     )
     return 0
 

@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"`--epochs` must be 0 or more (got {args.epochs})")
     if not args.single.is_dir():
         raise FileNotFoundError(f"`--single` folder {args.single} does not exist")
-    meta, fed, strategy, clients, which_round = load_trained_run(
+    meta, _, fed, strategy, clients, which_round = load_trained_run(
         args.run_dir, args.checkpoint, data=args.data
     )
     single_settings = _single_settings(args.single_results, args.single, meta)

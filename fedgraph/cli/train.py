@@ -13,7 +13,7 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 BASELINES = ("independent", "centralized")
 
@@ -113,18 +113,29 @@ def _load_federation(data: str) -> Any:
     return fed
 
 
+class TrainedRun(NamedTuple):
+    r"""A ``fedgraph train`` run rebuilt by :func:`load_trained_run`."""
+
+    meta: dict[str, Any]  #: the run's recorded settings (``progress.json``)
+    settings: Any  #: its :class:`~fedgraph.federated.kge_setup.KGESettings`
+    fed: Any  #: the federated dataset
+    strategy: Any
+    clients: dict[int, Any]
+    which_round: str  #: e.g. ``"round 60 (best valid)"``
+
+
 def load_trained_run(
     run_dir: Path,
     which: str = "best",
     *,
     data: str | None = None,
     algorithms: tuple[str, ...] | None = None,
-) -> tuple[dict[str, Any], Any, Any, dict[int, Any], str]:
-    r"""A ``fedgraph train`` run rebuilt from its folder: ``(settings, fed,
-    strategy, clients, which_round)``, the strategy and clients holding the
-    ``which`` checkpoint (``"best"``: the best validation round, the one the
-    run tested; ``"last"``). ``data`` replaces the dataset the run recorded
-    (a moved folder); ``algorithms`` limits the runs accepted."""
+) -> TrainedRun:
+    r"""A ``fedgraph train`` run rebuilt from its folder, the strategy and
+    clients holding the ``which`` checkpoint (``"best"``: the best validation
+    round, the one the run tested; ``"last"``). ``data`` replaces the dataset
+    the run recorded (a moved folder); ``algorithms`` limits the runs
+    accepted."""
     import torch
 
     from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
@@ -161,7 +172,7 @@ def load_trained_run(
     strategy.load_state_dict(state["strategy"])
     for c, cl in clients.items():
         cl.load_state_dict(state["clients"][c])
-    return meta, fed, strategy, clients, which_round
+    return TrainedRun(meta, settings, fed, strategy, clients, which_round)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -82,17 +82,15 @@ def run(args: argparse.Namespace) -> int:
     from fedgraph.cli.train import load_trained_run
     from fedgraph.data.io import atomic_write_json
     from fedgraph.federated.forget import load_forget_requests
-    from fedgraph.federated.kge_setup import KGESettings, algorithm_settings
+    from fedgraph.federated.kge_setup import algorithm_settings
     from fedgraph.federated.retrain import retrain
 
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     # unlearning needs the local and global tables of a FedLU run
-    meta, fed, strategy, clients, which_round = load_trained_run(
+    meta, settings, fed, strategy, clients, which_round = load_trained_run(
         args.run_dir, args.checkpoint, algorithms=("fedlu",)
     )
-    keys = KGESettings.__dataclass_fields__
-    settings = KGESettings(**{k: meta[k] for k in keys if k in meta})
     if args.forget.is_dir():
         requests = load_forget_requests(args.forget, fed)
     else:

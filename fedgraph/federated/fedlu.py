@@ -11,7 +11,7 @@ import torch
 from torch import Tensor
 
 from fedgraph.eval.metrics import LinkPredState
-from fedgraph.eval.ranking import TripleFilter, rank_triples
+from fedgraph.eval.ranking import TripleFilter
 from fedgraph.federated.fede import ENTITY, FedE
 from fedgraph.federated.kge_client import KGEClient
 from fedgraph.federated.mutual import mutual_epochs
@@ -301,18 +301,16 @@ class FedLUClient(KGEClient):
     def rank(
         self,
         triples: Tensor,
+        model: Any = None,
         *,
         use_global: bool = False,
         filter: TripleFilter | None = None,
     ) -> LinkPredState:
-        r"""Filtered ranking of ``triples`` with the local (or global) model."""
-        return rank_triples(
-            self.global_model if use_global else self.model,
-            triples,
-            filter=self.filter if filter is None else filter,
-            directions=self.directions,
-            batch_size=self.eval_batch_size,
-        )
+        r""":meth:`KGEClient.rank` with the local model, or with the global
+        one if ``use_global``."""
+        if use_global:
+            model = self.global_model
+        return super().rank(triples, model, filter=filter)
 
     def evaluation_model(self, payload: Payload) -> KGEModel:
         r"""A copy of the local model (the one a FedLU run reports as

@@ -10,7 +10,6 @@ import torch
 from torch import Tensor, nn
 
 from fedgraph.eval.metrics import LinkPredState
-from fedgraph.eval.ranking import rank_triples
 from fedgraph.models.kge import MODES, TAIL_BATCH, KGEModel
 from fedgraph.models.losses import MarginRankingLoss
 from fedgraph.models.sampling import NegativeSampler
@@ -148,8 +147,9 @@ def fuse_and_evaluate(
     :class:`ScoreFusion` of its single-KG model and its federated model on
     the ``fit_split`` triples (FedE's code fits it on the validation
     triples), then ranks ``split`` with each of the three models under the
-    client's protocol (its own entities as candidates, its own
-    train + valid + test as filter; :class:`~fedgraph.federated.KGEClient`).
+    client's protocol (:meth:`KGEClient.rank
+    <fedgraph.federated.kge_client.KGEClient.rank>`: its own entities as
+    candidates, its own train + valid + test as filter).
 
     The models are frozen in place (pass copies, e.g.
     :meth:`KGEClient.evaluation_model`).
@@ -191,13 +191,7 @@ def fuse_and_evaluate(
         row: dict[str, Any] = {"client": int(c), "n_test": int(triples.size(0))}
         models = {"fused": fusion, "single": single[c], "federated": federated[c]}
         for name, model in models.items():
-            state = rank_triples(
-                model,
-                triples,
-                filter=client.filter,
-                directions=client.directions,
-                batch_size=client.eval_batch_size,
-            )
+            state = client.rank(triples, model)
             states[name].append(state)
             metrics = state.compute()
             if name == "fused":

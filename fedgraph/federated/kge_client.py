@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from fedgraph.eval.metrics import DIRECTIONS
+from fedgraph.eval.metrics import DIRECTIONS, LinkPredState
 from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.federated.base import Client
 from fedgraph.federated.fede import ENTITY
@@ -235,6 +235,26 @@ class KGEClient(Client):
         self._write_rows(model.entity_embedding.weight, payload)
         return model
 
+    def rank(
+        self,
+        triples: Tensor,
+        model: Any = None,
+        *,
+        filter: TripleFilter | None = None,
+    ) -> LinkPredState:
+        r"""Filtered ranking of ``triples`` under the client's protocol (its
+        own entities as candidates, its ranked directions, its filter unless
+        ``filter`` is given) with ``model`` (default: the client's model; any
+        object with the KGE scoring API, e.g. a
+        :class:`~fedgraph.federated.fusion.ScoreFusion`)."""
+        return rank_triples(
+            self.model if model is None else model,
+            triples,
+            filter=self.filter if filter is None else filter,
+            directions=self.directions,
+            batch_size=self.eval_batch_size,
+        )
+
     def evaluate(self, payload: Payload) -> Payload:
         split = str(payload.config.get("split", "valid"))
         saved = None
@@ -242,13 +262,7 @@ class KGEClient(Client):
             saved = self.table.detach().clone()
             self._write_rows(self.table, payload)
         triples = self.shard.graph.triples(split)
-        state = rank_triples(
-            self.model,
-            triples,
-            filter=self.filter,
-            directions=self.directions,
-            batch_size=self.eval_batch_size,
-        )
+        state = self.rank(triples)
         if saved is not None:
             with torch.no_grad():
                 self.table.copy_(saved)
