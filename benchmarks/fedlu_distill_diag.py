@@ -28,13 +28,34 @@ import torch
 
 
 def main(argv: list[str] | None = None) -> int:
-    from fedgraph.cli.train import _load_federation
+    from fedgraph.cli.train import _load_federation, _parse_set
     from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
     from fedgraph.runtime import run_simulation
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", required=True)
-    p.add_argument("--mu", type=float, default=2.0, help="mu_distill (2.0)")
+    p.add_argument(
+        "--algorithm",
+        default="fedlu",
+        help="fedlu (mutual distillation from round 1), or any `fedgraph train` "
+        "KGE algorithm, e.g. fede / fedprox (FedProx's negative-regime check)",
+    )
+    p.add_argument(
+        "--clients",
+        type=int,
+        nargs="+",
+        help="train only these clients (default: all); the others stay idle",
+    )
+    p.add_argument("--eval-every", type=int, default=5)
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an algorithm setting, as `fedgraph train --set` "
+        "(e.g. proximal_reduction=entity-mean)",
+    )
+    p.add_argument("--mu", type=float, default=2.0, help="mu_distill (2.0; fedlu only)")
     p.add_argument("--negatives", choices=("shared", "per-positive"), default="shared")
     p.add_argument("--lr", type=float, default=1e-4)
     p.add_argument("--rounds", type=int, default=100)
@@ -46,35 +67,50 @@ def main(argv: list[str] | None = None) -> int:
     settings = KGESettings(
         lr=args.lr,
         shared_negatives=args.negatives == "shared",
-        extra={"mu_distill": args.mu},
+        extra={
+            **({"mu_distill": args.mu} if args.algorithm == "fedlu" else {}),
+            **_parse_set(args.set),
+        },
     )
-    strategy, clients = build_kge_federation("fedlu", fed, settings)
+    strategy, clients = build_kge_federation(args.algorithm, fed, settings)
+    if args.clients:
+        unknown = sorted(set(args.clients) - set(clients))
+        if unknown:
+            p.error(
+                f"--clients: no client {unknown} in {args.data} ({len(clients)} clients)"
+            )
+        clients = {k: clients[k] for k in args.clients}
     t0 = time.perf_counter()
     res = run_simulation(
         strategy,
         clients,
         num_rounds=args.rounds,
-        eval_every=5,
+        eval_every=args.eval_every,
         patience=3,
         progress=False,
+        on_round=lambda e: print(
+            {k: e[k] for k in ("round", "valid") if k in e}, flush=True
+        ),
     )
     argv = sys.argv[1:] if argv is None else argv
     meta = {
-        "algorithm": "fedlu",
+        "algorithm": args.algorithm,
+        "clients": args.clients or sorted(clients),
         "data": args.data,
         "command": "python benchmarks/fedlu_distill_diag.py "
         + " ".join(shlex.quote(a) for a in argv),
         **settings.to_dict(),
         "negatives": args.negatives,
-        "distill_schedule": "always",
+        **({"distill_schedule": "always"} if args.algorithm == "fedlu" else {}),
         "wall_seconds": time.perf_counter() - t0,
         "threads": args.threads,
     }
     path = res.write_results(args.results, settings=meta)
+    glob = res.test.get("global_mrr")
     print(
-        f"mu {args.mu}, {args.negatives}: test mrr local {res.test['mrr']:.4f} "
-        f"global {res.test['global_mrr']:.4f} (best round {res.best_round}/"
-        f"{res.rounds}); {path}"
+        f"{args.algorithm}, {args.negatives}: test mrr {res.test['mrr']:.4f}"
+        + (f" global {glob:.4f}" if glob is not None else "")
+        + f" (best round {res.best_round}/{res.rounds}); {path}"
     )
     return 0
 

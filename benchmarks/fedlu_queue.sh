@@ -72,6 +72,12 @@ federated() {  # $1 = C3 | R3, $2 = algorithm (FedLU's settings, the defaults)
   federated_as "$1" "$2" "$2"
 }
 
+fedprox_mean() {  # $1 = C3 | R3: FedProx with the proximal term's mean over entities,
+  # the evident intent of run_FedProx.sh's --mu_single_entity (a no-op in FedLU's
+  # code, whose sum over the table trains far slower: session 9's GPU runs)
+  federated_as "$1" fedprox-mean fedprox --set proximal_reduction=entity-mean
+}
+
 fedlu_gated() {  # $1 = C3 | R3: distillation switched on as FedLU's code does
   federated_as "$1" fedlu-gated fedlu --set distill_schedule=gated \
     --set distill_wait=20
@@ -96,7 +102,10 @@ lane_a() {
   #   federated_as R3 fede fede --rounds 110   (capped by hand in session 5)
   #   independent_runlocal C3                   (session 6)
   #   fedlu_gated C3                            (session 8)
-  for alg in fedprox fedec; do federated R3 "$alg"; done
+  # FedProx R3 with FedLU's sum (runs/fedlu-r3-fedprox-transe, CPU, round 12)
+  # replaced by the GPU run of session 9 (round 118, valid 18.67; not finished)
+  fedprox_mean R3
+  federated R3 fedec
   fedlu_gated R3
 }
 
@@ -106,11 +115,12 @@ lane_b() {
   #     validation flat since round 15; the gated schedule is the reproduction)
   #   unlearn_c3                                (session 5)
   #   federated C3 fede                         (session 6)
+  #   FedEC C3: on a lent GPU in session 9 (fedlu-c3-fedec-transe.json)
   # FedS against FedEP before FedProx/FedEC C3 (moved in session 6: the only
   # issue-5 result with no run yet)
   feds_r10 fedep
   feds_r10 feds --set p=0.4 --set sync_interval=4
-  for alg in fedprox fedec; do federated C3 "$alg"; done
+  fedprox_mean C3
 }
 
 lanes=${*:-a b}

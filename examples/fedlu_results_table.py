@@ -53,6 +53,8 @@ ROWS = [
     ("centralized", "Centralized", "centralized", "weighted"),
     ("fede", "FedE", "fede", "weighted"),
     ("fedprox", "FedProx", "fedprox", "weighted"),
+    ("fedprox-mean", "FedProx, proximal term's mean over entities", "fedprox",
+     "weighted"),
     ("fedec", "FedEC", "fedec", "weighted"),
 ] + [
     (method, f"FedLU {model}, {schedule}", f"fedlu {model}", block)

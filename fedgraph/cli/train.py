@@ -74,7 +74,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="an algorithm's own setting (KGESettings.extra; repeatable): "
         "fedlu: mu_distill (2.0), distill_schedule (always | gated), "
         "distill_wait (20), distill_tol (0.001); feds: p (0.4), "
-        "sync_interval (4)",
+        "sync_interval (4); fedprox: proximal_reduction (sum | entity-mean)",
+    )
+    p.add_argument(
+        "--per-positive-negatives",
+        action="store_true",
+        help="draw --num-negatives negatives for every positive, as FedLU's and "
+        "FedS's code (default: one set shared by the batch, much faster on a CPU)",
+    )
+    p.add_argument(
+        "--device",
+        default="cpu",
+        help="where clients train and rank, e.g. cuda (default: cpu); the samples "
+        "are drawn on the CPU, so a run may resume on another device",
     )
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
     p.add_argument("--resume", action="store_true", help="continue from --out")
@@ -130,12 +142,14 @@ def load_trained_run(
     *,
     data: str | None = None,
     algorithms: tuple[str, ...] | None = None,
+    device: str = "cpu",
 ) -> TrainedRun:
     r"""A ``fedgraph train`` run rebuilt from its folder, the strategy and
     clients holding the ``which`` checkpoint (``"best"``: the best validation
     round, the one the run tested; ``"last"``). ``data`` replaces the dataset
     the run recorded (a moved folder); ``algorithms`` limits the runs
-    accepted."""
+    accepted; the clients are rebuilt on ``device`` whatever device the run
+    trained on."""
     import torch
 
     from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
@@ -157,7 +171,7 @@ def load_trained_run(
         raise FileNotFoundError(
             f"{ckpt} not found (run longer, or pass --checkpoint last)"
         )
-    state = torch.load(ckpt, weights_only=False)
+    state = torch.load(ckpt, weights_only=False, map_location="cpu")
     if which == "last":
         which_round = f"round {state['round']} (last)"
         state = state["models"]
@@ -166,7 +180,9 @@ def load_trained_run(
         top = max(evald, key=lambda h: h["valid"]["mrr"]) if evald else {"round": "?"}
         which_round = f"round {top['round']} (best valid)"
     keys = KGESettings.__dataclass_fields__
-    settings = KGESettings(**{k: meta[k] for k in keys if k in meta})
+    settings = KGESettings(
+        **{**{k: meta[k] for k in keys if k in meta}, "device": device}
+    )
     fed = _load_federation(meta["data"] if data is None else data)
     strategy, clients = build_kge_federation(algorithm, fed, settings)
     strategy.load_state_dict(state["strategy"])
@@ -220,7 +236,9 @@ def run(args: argparse.Namespace) -> int:
         temperature=args.temperature,
         evaluate_with=args.evaluate_with,
         loss=args.loss,
+        shared_negatives=not args.per_positive_negatives,
         extra=extra,
+        device=args.device,
     )
     finished = out / "results.json"
     if args.resume and finished.exists() and algorithm not in BASELINES:

@@ -10,6 +10,7 @@ optimistic and pessimistic rank) resolves ties, as PyKEEN's ``ranks.py``.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 import torch
@@ -41,6 +42,22 @@ class TripleFilter:
             "head": self._csr(t * self.num_relations + r, h),
         }
 
+    @property
+    def device(self) -> torch.device:
+        return self._index["tail"][0].device
+
+    def to(self, device: torch.device | str) -> TripleFilter:
+        r"""This filter with its index on ``device`` (itself if already there)."""
+        device = torch.device(device)
+        if device == self.device:
+            return self
+        out = copy.copy(self)
+        out._index = {
+            k: (keys.to(device), values.to(device))
+            for k, (keys, values) in self._index.items()
+        }
+        return out
+
     @staticmethod
     def _csr(keys: Tensor, values: Tensor) -> tuple[Tensor, Tensor]:
         order = torch.argsort(keys, stable=True)
@@ -62,14 +79,22 @@ class TripleFilter:
         lo = torch.searchsorted(keys, q, side="left")
         hi = torch.searchsorted(keys, q, side="right")
         counts = hi - lo
-        row = torch.repeat_interleave(torch.arange(q.numel()), counts)
+        row = torch.repeat_interleave(torch.arange(q.numel(), device=q.device), counts)
         # position of each pair inside its row's run: global index - run start
         starts = torch.repeat_interleave(lo - torch.cumsum(counts, 0) + counts, counts)
-        pos = torch.arange(row.numel()) + starts
+        pos = torch.arange(row.numel(), device=q.device) + starts
         return row, values[pos]
 
     def __repr__(self) -> str:
         return f"TripleFilter(triples={self.num_triples})"
+
+
+def _device_of(model: object) -> torch.device:
+    params = getattr(model, "parameters", None)
+    if params is None:
+        return torch.device("cpu")
+    first = next(iter(params()), None)
+    return torch.device("cpu") if first is None else first.device
 
 
 def realistic_ranks(scores: Tensor, target: Tensor) -> Tensor:
@@ -80,7 +105,7 @@ def realistic_ranks(scores: Tensor, target: Tensor) -> Tensor:
 
     Masked entries must be ``-inf``; ``NaN`` scores count as worse.
     """
-    rows = torch.arange(scores.size(0))
+    rows = torch.arange(scores.size(0), device=scores.device)
     best = scores[rows, target].unsqueeze(1)
     greater = (scores > best).sum(1)
     equal = (scores == best).sum(1) - 1
@@ -113,16 +138,23 @@ def rank_triples(
 
     Returns:
         LinkPredState: the updated (or a new) state.
+
+    Everything runs on the model's device (its parameters'; the CPU for a
+    model without any): ``triples``, ``candidates`` and the filter's index
+    are moved there.
     """
     state = LinkPredState() if state is None else state
-    triples = triples.long()
+    device = _device_of(model)
+    triples = triples.long().to(device)
+    if filter is not None:
+        filter = filter.to(device)
     n_ent = model.num_entities
     if candidates is None:
         col_of = None
     else:
-        candidates = torch.unique(candidates.long())
-        col_of = torch.full((n_ent,), -1, dtype=torch.long)
-        col_of[candidates] = torch.arange(candidates.numel())
+        candidates = torch.unique(candidates.long().to(device))
+        col_of = torch.full((n_ent,), -1, dtype=torch.long, device=device)
+        col_of[candidates] = torch.arange(candidates.numel(), device=device)
     was_training = model.training
     model.eval()
     for direction in directions:
@@ -147,7 +179,7 @@ def rank_triples(
                     f"Target entity {bad} of a {direction} query is not among "
                     "`candidates`"
                 )
-            rows = torch.arange(batch.size(0))
+            rows = torch.arange(batch.size(0), device=device)
             own = scores[rows, col].clone()
             if filter is not None:
                 f_row, f_ent = filter.true_answers(anchor, r, direction)

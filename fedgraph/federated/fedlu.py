@@ -13,7 +13,7 @@ from torch import Tensor
 from fedgraph.eval.metrics import LinkPredState
 from fedgraph.eval.ranking import TripleFilter
 from fedgraph.federated.fede import ENTITY, FedE
-from fedgraph.federated.kge_client import KGEClient
+from fedgraph.federated.kge_client import KGEClient, cpu_copy
 from fedgraph.federated.mutual import mutual_epochs
 from fedgraph.federated.payload import Payload, Scalar
 from fedgraph.models.kge import KGEModel
@@ -258,11 +258,9 @@ class FedLUClient(KGEClient):
 
     def fit(self, payload: Payload) -> Payload:
         if ENTITY in payload.arrays:
-            idx = self._local_index(ENTITY, payload)
+            idx = self._local_index(ENTITY, payload).to(self.device)
             with torch.no_grad():
-                self.global_table[idx] = payload.arrays[ENTITY].to(
-                    self.global_table.dtype
-                )
+                self.global_table[idx] = self._on_device(payload.arrays[ENTITY])
         self.global_optimizer = self._global_optimizer()
         mu = float(payload.config.get(MU_DISTILL, self.mu_distill))
         mu_local = float(payload.config.get(MU_LOCAL, mu))
@@ -284,7 +282,7 @@ class FedLUClient(KGEClient):
             modes=self.modes,
         )
         return Payload(
-            arrays={ENTITY: self.global_table.detach().clone()},
+            arrays={ENTITY: cpu_copy(self.global_table)},
             row_ids={ENTITY: self.shard.entity_ids.clone()},
             metrics={
                 "count": 1,
@@ -334,8 +332,8 @@ class FedLUClient(KGEClient):
     def state_dict(self) -> dict[str, Any]:
         return {
             **super().state_dict(),
-            "global_entity": self.global_table.detach().clone(),
-            "global_optimizer": self.global_optimizer.state_dict(),
+            "global_entity": cpu_copy(self.global_table),
+            "global_optimizer": cpu_copy(self.global_optimizer.state_dict()),
         }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:

@@ -13,6 +13,9 @@ from fedgraph.federated.fede import FedE
 from fedgraph.federated.payload import Scalar
 
 PROXIMAL_MU = "proximal-mu"
+PROXIMAL_REDUCTION = "proximal-reduction"
+#: How FedEProx's clients reduce the proximal term over their entity rows.
+PROXIMAL_REDUCTIONS = ("sum", "entity-mean")
 
 
 def _check_mu(proximal_mu: float) -> float:
@@ -71,10 +74,18 @@ class FedEProx(FedE):
     \mathbf{E}^k_t \rVert_F^2` over their local entity table (FedLU §5.2,
     footnote 3; :math:`\mu = 0.1`).
 
+    ``proximal_reduction="entity-mean"`` divides the term by the number of
+    rows, :math:`\frac{\mu}{2 N_k}\sum_e \lVert \mathbf{e} -
+    \mathbf{e}_t \rVert^2`: the evident intent of the ``--mu_single_entity``
+    flag of FedLU's FedProx script, which the published code computes as the
+    plain sum (``.norm(p=2)`` without ``dim``: the flag is a no-op there).
+
     Args:
         num_entities (int): see :class:`~fedgraph.federated.FedE`.
         entity_dim (int): see :class:`~fedgraph.federated.FedE`.
         proximal_mu (float, optional): :math:`\mu`. (default: :obj:`0.1`)
+        proximal_reduction (str, optional): ``"sum"`` over the table or
+            ``"entity-mean"``. (default: ``"sum"``)
         **kwargs: forwarded to :class:`~fedgraph.federated.FedE`.
     """
 
@@ -84,16 +95,37 @@ class FedEProx(FedE):
         entity_dim: int,
         *,
         proximal_mu: float = 0.1,
+        proximal_reduction: str = "sum",
         **kwargs: Any,
     ) -> None:
         super().__init__(num_entities, entity_dim, **kwargs)
         self.proximal_mu = _check_mu(proximal_mu)
+        if proximal_reduction not in PROXIMAL_REDUCTIONS:
+            raise ValueError(
+                f"`proximal_reduction` must be one of {PROXIMAL_REDUCTIONS} "
+                f"(got {proximal_reduction!r})"
+            )
+        self.proximal_reduction = proximal_reduction
 
     def train_config(self, server_round: int) -> dict[str, Scalar]:
-        return {**super().train_config(server_round), PROXIMAL_MU: self.proximal_mu}
+        return {
+            **super().train_config(server_round),
+            PROXIMAL_MU: self.proximal_mu,
+            PROXIMAL_REDUCTION: self.proximal_reduction,
+        }
 
     def get_params(self) -> dict[str, Any]:
-        return {**super().get_params(), "proximal_mu": self.proximal_mu}
+        return {
+            **super().get_params(),
+            "proximal_mu": self.proximal_mu,
+            "proximal_reduction": self.proximal_reduction,
+        }
 
 
-__all__ = ["FedProx", "FedEProx", "PROXIMAL_MU"]
+__all__ = [
+    "FedProx",
+    "FedEProx",
+    "PROXIMAL_MU",
+    "PROXIMAL_REDUCTION",
+    "PROXIMAL_REDUCTIONS",
+]

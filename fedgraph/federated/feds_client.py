@@ -11,7 +11,7 @@ from torch import Tensor
 
 from fedgraph.federated.fede import ENTITY
 from fedgraph.federated.feds import FULL_UPLOAD, PRIORITY, SIGN, SPARSITY
-from fedgraph.federated.kge_client import KGEClient
+from fedgraph.federated.kge_client import KGEClient, cpu_copy
 from fedgraph.federated.payload import Payload, PayloadError
 from fedgraph.federated.sparsify import personalised_update, upstream_select
 
@@ -47,10 +47,10 @@ class FedSClient(KGEClient):
                 f"Client {self.client_id} received rows before the list of its "
                 "shared entities"
             )
-        idx = self.shared_index
+        idx = self.shared_index.to(self.device)
         with torch.no_grad():
             if SIGN in payload.arrays:
-                sign = payload.arrays[SIGN].bool()
+                sign = payload.arrays[SIGN].bool().to(self.device)
                 if sign.numel() != idx.numel():
                     raise PayloadError(
                         f"Client {self.client_id}: sign vector of {sign.numel()} "
@@ -58,8 +58,8 @@ class FedSClient(KGEClient):
                     )
                 self.table[idx] = personalised_update(
                     self.table[idx],
-                    payload.arrays[ENTITY],
-                    payload.arrays[PRIORITY],
+                    self._on_device(payload.arrays[ENTITY]),
+                    payload.arrays[PRIORITY].to(self.device),
                     sign,
                 )
             elif ENTITY in payload.arrays:
@@ -69,7 +69,7 @@ class FedSClient(KGEClient):
                         f"Client {self.client_id}: full download of {rows.size(0)} "
                         f"rows for {idx.numel()} shared entities"
                     )
-                self.table[idx] = rows.to(self.table.dtype)
+                self.table[idx] = self._on_device(rows)
         if self.history is None:
             self.history = self.table.detach()[idx].clone()
 
@@ -79,17 +79,17 @@ class FedSClient(KGEClient):
             self.optimizer = torch.optim.Adam(self.model.parameters(), lr=self.lr)
         mean_loss = self._train_local()
         assert self.shared_index is not None and self.history is not None
-        current = self.table.detach()[self.shared_index].clone()
+        current = self.table.detach()[self.shared_index.to(self.device)].clone()
         metrics = {"count": 1, "loss_sum": mean_loss}
         if bool(payload.config.get(FULL_UPLOAD, True)):
             self.history = current.clone()
-            arrays = {ENTITY: current}
+            arrays = {ENTITY: cpu_copy(current)}
         else:
             sign = upstream_select(
                 current, self.history, float(payload.config[SPARSITY])
             )
             self.history[sign] = current[sign]
-            arrays = {ENTITY: current[sign].clone(), SIGN: sign}
+            arrays = {ENTITY: cpu_copy(current[sign]), SIGN: cpu_copy(sign)}
         return Payload(
             arrays=arrays, metrics=metrics, num_examples=int(self.train_triples.size(0))
         )
@@ -98,13 +98,14 @@ class FedSClient(KGEClient):
         return {
             **super().state_dict(),
             "shared_index": self.shared_index,
-            "history": None if self.history is None else self.history.clone(),
+            "history": None if self.history is None else cpu_copy(self.history),
         }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         super().load_state_dict(state)
         self.shared_index = state["shared_index"]
-        self.history = state["history"]
+        hist = state["history"]
+        self.history = None if hist is None else self._on_device(hist)
 
 
 __all__ = ["FedSClient"]

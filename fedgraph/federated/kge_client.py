@@ -15,7 +15,11 @@ from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.federated.base import Client
 from fedgraph.federated.fede import ENTITY
 from fedgraph.federated.fedec import CONTRASTIVE_MU, CONTRASTIVE_TAU
-from fedgraph.federated.fedprox import PROXIMAL_MU
+from fedgraph.federated.fedprox import (
+    PROXIMAL_MU,
+    PROXIMAL_REDUCTION,
+    PROXIMAL_REDUCTIONS,
+)
 from fedgraph.federated.payload import Payload, PayloadError
 from fedgraph.models.kge import MODES, KGEModel
 from fedgraph.models.losses import KGELoss, resolve_loss
@@ -24,10 +28,39 @@ from fedgraph.partition.shard import KGShard
 from fedgraph.runtime.kge_trainer import train_epochs
 
 
-def proximal_term(table: Tensor, anchor: Tensor, mu: float) -> Tensor:
+def _cpu(t: Tensor) -> Tensor:
+    r"""A detached CPU copy (never a view of a parameter)."""
+    return t.detach().to("cpu", copy=True)
+
+
+def cpu_copy(obj: Any) -> Any:
+    r"""``obj`` (nested dicts / lists / tuples, e.g. an optimiser's
+    ``state_dict()``) with every tensor replaced by a CPU copy."""
+    if isinstance(obj, Tensor):
+        return _cpu(obj)
+    if isinstance(obj, dict):
+        return {k: cpu_copy(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(cpu_copy(v) for v in obj)
+    return obj
+
+
+def proximal_term(
+    table: Tensor, anchor: Tensor, mu: float, reduction: str = "sum"
+) -> Tensor:
     r"""FedProx's :math:`\frac{\mu}{2}\lVert \mathbf{E} - \mathbf{E}_t
-    \rVert_F^2` over a whole entity table (FedLU's FedProx)."""
-    return 0.5 * mu * (table - anchor).pow(2).sum()
+    \rVert_F^2` over a whole entity table (FedLU's FedProx), or with
+    ``reduction="entity-mean"`` the mean over rows of
+    :math:`\frac{\mu}{2}\lVert \mathbf{e} - \mathbf{e}_t \rVert^2`
+    (see :class:`~fedgraph.federated.FedEProx`)."""
+    total = 0.5 * mu * (table - anchor).pow(2).sum()
+    if reduction == "sum":
+        return total
+    if reduction == "entity-mean":
+        return total / table.size(0)
+    raise ValueError(
+        f"`reduction` must be one of {PROXIMAL_REDUCTIONS} (got {reduction!r})"
+    )
 
 
 def contrastive_term(
@@ -84,6 +117,12 @@ class KGEClient(Client):
         directions (Sequence[str], optional): ranked directions.
         eval_batch_size (int, optional): queries per scoring chunk.
         seed (int, optional): seed of the client's generator. (default: :obj:`0`)
+        device (torch.device or str, optional): where the model trains and
+            ranks (e.g. ``"cuda"``). Batches and negatives are still drawn on
+            the CPU from the client's generator (the same samples on every
+            device); payloads and :meth:`state_dict` are CPU tensors, so a run
+            checkpointed on a GPU resumes on a CPU and vice versa.
+            (default: ``"cpu"``)
     """
 
     def __init__(
@@ -103,6 +142,7 @@ class KGEClient(Client):
         directions: Sequence[str] = DIRECTIONS,
         eval_batch_size: int = 512,
         seed: int = 0,
+        device: torch.device | str = "cpu",
     ) -> None:
         if model.num_entities != shard.num_entities:
             raise ValueError(
@@ -112,7 +152,8 @@ class KGEClient(Client):
         if local_epochs < 1:
             raise ValueError(f"`local_epochs` must be positive (got {local_epochs})")
         self.client_id = int(shard.client_id)
-        self.shard, self.model = shard, model
+        self.device = torch.device(device)
+        self.shard, self.model = shard, model.to(self.device)
         self.loss = resolve_loss(loss) if isinstance(loss, str) else loss
         self.lr, self.batch_size = float(lr), int(batch_size)
         self.local_epochs = int(local_epochs)
@@ -131,7 +172,7 @@ class KGEClient(Client):
             shard.graph.all_triples(filter_splits),
             model.num_entities,
             model.num_relations,
-        )
+        ).to(self.device)
         self.generator = torch.Generator().manual_seed(
             int(seed) * 7919 + self.client_id
         )
@@ -149,7 +190,12 @@ class KGEClient(Client):
     def table(self) -> Tensor:
         return self.model.entity_embedding.weight
 
+    def _on_device(self, rows: Tensor) -> Tensor:
+        r"""Received rows as the entity table's device and dtype."""
+        return rows.to(device=self.device, dtype=self.table.dtype)
+
     def _local_index(self, key: str, payload: Payload) -> Tensor:
+        r"""Local row positions of the payload's global ids (on the CPU)."""
         if key not in payload.row_ids:
             raise PayloadError(f"Client {self.client_id}: `row_ids['{key}']` missing")
         ids = payload.row_ids[key].long()
@@ -185,10 +231,10 @@ class KGEClient(Client):
     def fit(self, payload: Payload) -> Payload:
         cfg = payload.config
         if ENTITY in payload.arrays:
-            idx = self._local_index(ENTITY, payload)
+            idx = self._local_index(ENTITY, payload).to(self.device)
             with torch.no_grad():
                 before = self.table.detach().clone()
-                self.table[idx] = payload.arrays[ENTITY].to(self.table.dtype)
+                self.table[idx] = self._on_device(payload.arrays[ENTITY])
             received = self.table.detach().clone()
             if self.previous_table is None:
                 self.previous_table = received.clone()  # FedLU code at round 1
@@ -199,6 +245,7 @@ class KGEClient(Client):
         if self.reset_optimizer:
             self.optimizer = self._adam()
         mu = float(cfg.get(PROXIMAL_MU, 0.0))
+        reduction = str(cfg.get(PROXIMAL_REDUCTION, "sum"))
         mu_con = float(cfg.get(CONTRASTIVE_MU, 0.0))
         tau = float(cfg.get(CONTRASTIVE_TAU, 1.0))
         negative = self.previous_table if self.previous_table is not None else received
@@ -207,14 +254,14 @@ class KGEClient(Client):
             w = model.entity_embedding.weight
             out = w.new_zeros(())
             if mu > 0:
-                out = out + proximal_term(w, received, mu)
+                out = out + proximal_term(w, received, mu, reduction)
             if mu_con > 0:
                 out = out + contrastive_term(w, received, negative, mu_con, tau)
             return out
 
         mean_loss = self._train_local(extra if (mu > 0 or mu_con > 0) else None)
         return Payload(
-            arrays={ENTITY: self.table.detach().clone()},
+            arrays={ENTITY: _cpu(self.table)},
             row_ids={ENTITY: self.shard.entity_ids.clone()},
             metrics={"count": 1, "loss_sum": mean_loss},
             num_examples=int(self.train_triples.size(0)),
@@ -223,9 +270,9 @@ class KGEClient(Client):
     def _write_rows(self, table: Tensor, payload: Payload) -> None:
         r"""Writes the payload's entity rows (if any) into ``table``."""
         if ENTITY in payload.arrays:
-            idx = self._local_index(ENTITY, payload)
+            idx = self._local_index(ENTITY, payload).to(table.device)
             with torch.no_grad():
-                table[idx] = payload.arrays[ENTITY].to(table.dtype)
+                table[idx] = payload.arrays[ENTITY].to(table.device, table.dtype)
 
     def evaluation_model(self, payload: Payload) -> KGEModel:
         r"""A copy of the model that :meth:`evaluate` scores for ``payload``
@@ -272,13 +319,15 @@ class KGEClient(Client):
         )
 
     def state_dict(self) -> dict[str, Any]:
+        r"""The client's state as CPU tensors (model, optimiser, generator,
+        FedEC's previous table)."""
         return {
-            "model": {k: v.clone() for k, v in self.model.state_dict().items()},
-            "optimizer": self.optimizer.state_dict(),
+            "model": {k: _cpu(v) for k, v in self.model.state_dict().items()},
+            "optimizer": cpu_copy(self.optimizer.state_dict()),
             "generator": self.generator.get_state(),
             "previous_table": None
             if self.previous_table is None
-            else self.previous_table.clone(),
+            else _cpu(self.previous_table),
         }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
@@ -287,12 +336,14 @@ class KGEClient(Client):
         self.optimizer.load_state_dict(state["optimizer"])
         self.generator.set_state(state["generator"])
         prev = state["previous_table"]
-        self.previous_table = None if prev is None else prev.clone()
+        self.previous_table = None if prev is None else self._on_device(prev)
 
     def __repr__(self) -> str:
         return (
             f"KGEClient(client={self.client_id}, model={self.model!r}, "
-            f"local_epochs={self.local_epochs}, batch_size={self.batch_size})"
+            f"local_epochs={self.local_epochs}, batch_size={self.batch_size}"
+            + ("" if self.device.type == "cpu" else f", device={self.device}")
+            + ")"
         )
 
 

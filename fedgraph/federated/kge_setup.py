@@ -38,13 +38,17 @@ class KGESettings:
         num_negatives (int): (default: 256)
         local_epochs (int): (default: 3)
         loss (str): (default: ``"sigmoid-ns"``, FedLU Eq. 7)
-        shared_negatives (bool): one negative set per batch. (default: True)
+        shared_negatives (bool): one negative set per batch (``False``: 256
+            per positive, as FedLU's and FedS's code). (default: True)
         seed (int): (default: 0)
         proximal_mu (float): FedProx μ. (default: 0.1)
         contrastive_mu (float): FedEC μ_con. (default: 0.3)
         temperature (float): FedEC τ. (default: 0.2)
         evaluate_with (str): ``"local"`` or ``"global"`` entity rows.
         extra (dict): settings of other algorithms (e.g. ``mu_distill``).
+        device (str): where clients train and rank (``"cpu"``, ``"cuda"``);
+            the samples, hence the run, are the same on every device up to
+            float rounding. (default: ``"cpu"``)
     """
 
     model: str = "transe"
@@ -62,6 +66,7 @@ class KGESettings:
     temperature: float = 0.2
     evaluate_with: str = "local"
     extra: dict[str, Any] = field(default_factory=dict)
+    device: str = "cpu"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -88,6 +93,7 @@ def build_clients(
             local_epochs=s.local_epochs,
             shared_negatives=s.shared_negatives,
             seed=s.seed,
+            device=s.device,
             **kwargs,
         )
     return clients
@@ -99,10 +105,13 @@ def entity_geometry(s: KGESettings) -> tuple[int, float]:
     return probe.entity_embedding.weight.size(1), probe.embedding_range
 
 
-def _fede_family(cls: type[FedE], **extra: str) -> Builder:
+def _fede_family(cls: type[FedE], name: str, **extra: str) -> Builder:
+    # `extra`: strategy argument -> KGESettings field; the algorithm's own
+    # KGESettings.extra settings (extra_settings[name]) are passed as well
     def build(fed: FederatedKG, s: KGESettings) -> tuple[Strategy, dict[int, Client]]:
         width, rho = entity_geometry(s)
         kwargs = {k: getattr(s, v) for k, v in extra.items()}
+        kwargs.update(algorithm_settings(name, s.extra))
         strategy = cls(
             fed.num_entities,
             width,
@@ -120,10 +129,10 @@ Builder = Callable[[FederatedKG, KGESettings], tuple[Strategy, dict[int, Client]
 
 #: Algorithm name → builder (the ``--algorithm`` choices of ``fedgraph train``).
 kge_algorithms: dict[str, Builder] = {
-    "fede": _fede_family(FedE),
-    "fedprox": _fede_family(FedEProx, proximal_mu="proximal_mu"),
+    "fede": _fede_family(FedE, "fede"),
+    "fedprox": _fede_family(FedEProx, "fedprox", proximal_mu="proximal_mu"),
     "fedec": _fede_family(
-        FedEC, contrastive_mu="contrastive_mu", temperature="temperature"
+        FedEC, "fedec", contrastive_mu="contrastive_mu", temperature="temperature"
     ),
 }
 
@@ -131,6 +140,7 @@ kge_algorithms: dict[str, Builder] = {
 #: Algorithm name → its :attr:`KGESettings.extra` settings and their
 #: defaults (``fedgraph train --set KEY=VALUE``; Flower: ``extra.KEY``).
 extra_settings: dict[str, dict[str, Any]] = {name: {} for name in kge_algorithms}
+extra_settings["fedprox"] = {"proximal_reduction": "sum"}
 
 
 def cast_setting(what: str, value: Any, default: Any) -> Any:

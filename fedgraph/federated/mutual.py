@@ -22,6 +22,7 @@ from fedgraph.models.sampling import NegativeSampler
 def _scores(
     model: KGEModel, batch: Tensor, neg: Tensor, mode: str
 ) -> tuple[Tensor, Tensor]:
+    batch, neg = batch.to(model.device), neg.to(model.device)
     pos = model.score_hrt(batch[:, 0], batch[:, 1], batch[:, 2])
     return pos, model.score_negatives(batch, neg, mode)
 
@@ -77,7 +78,7 @@ def mutual_epochs(
         for start in range(0, n, batch_size):
             idx = perm[start : start + batch_size]
             batch = triples[idx]
-            w = None if weights is None else weights[idx]
+            w = None if weights is None else weights[idx].to(local.device)
             for mode in modes:
                 neg = sampler.sample(batch, mode, generator)
                 l_pos, l_neg = _scores(local, batch, neg, mode)

@@ -56,7 +56,10 @@ def train_epochs(
         \text{batch}, \text{negatives}, \text{mode})
 
     (an epoch therefore sees each triple once per mode, like the RotatE /
-    FedLU code's alternating head-batch / tail-batch loaders). Federated
+    FedLU code's alternating head-batch / tail-batch loaders). Batches and
+    negatives are drawn where ``triples`` live (the CPU ``generator``: the
+    same random stream on every device) and moved to the model's device for
+    scoring, so a model on a GPU trains on exactly the CPU run's samples. Federated
     clients call this every round and pass their regulariser (proximal,
     contrastive, distillation) as ``extra_loss``.
 
@@ -78,16 +81,18 @@ def train_epochs(
             which fixes its batch order at start-up). (default: :obj:`True`)
     """
     model.train()
+    device = model.device
     total, steps = 0.0, 0
     n = triples.size(0)
     for _ in range(int(epochs)):
         perm = torch.randperm(n, generator=generator) if shuffle else torch.arange(n)
         for start in range(0, n, batch_size):
             idx = perm[start : start + batch_size]
-            batch = triples[idx]
-            w = None if weights is None else weights[idx]
+            cpu_batch = triples[idx]
+            batch = cpu_batch.to(device)
+            w = None if weights is None else weights[idx].to(device)
             for mode in modes:
-                neg = sampler.sample(batch, mode, generator)
+                neg = sampler.sample(cpu_batch, mode, generator).to(device)
                 pos_score, neg_score = model.score_batch(batch, neg, mode)
                 value = loss(pos_score, neg_score, w)
                 if extra_loss is not None:

@@ -84,7 +84,7 @@ def checkpoint_hooks(
         )
 
     def load_best() -> None:
-        best = torch.load(ckpt / BEST, weights_only=False)
+        best = torch.load(ckpt / BEST, weights_only=False, map_location="cpu")
         _load_models_state(best, strategy, clients)
 
     return save, load_best
@@ -95,7 +95,7 @@ def resume_loop_state(
 ) -> LoopState:
     r"""Restores the strategy, the clients (may be empty) and the global RNGs
     from ``last.pt``; returns the ``start`` state of the loop."""
-    last = torch.load(path, weights_only=False)
+    last = torch.load(path, weights_only=False, map_location="cpu")
     _load_models_state(last["models"], strategy, clients)
     ledger = CommLedger()
     ledger.load_state_dict(last["ledger"])

@@ -3,10 +3,12 @@ r"""FedE / FedProx / FedEC on a hand-made 2-client federation."""
 import numpy as np
 import pytest
 import torch
+from fedlu_toy import toy_federation
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.federated import FedE, FedEC, FedEProx, Payload
 from fedgraph.federated.kge_client import KGEClient, contrastive_term, proximal_term
+from fedgraph.federated.kge_setup import KGESettings, build_kge_federation, check_extra
 from fedgraph.models.kge import TransE
 from fedgraph.models.losses import KGELoss
 from fedgraph.partition.shard import KGShard
@@ -171,6 +173,11 @@ def test_proximal_and_contrastive_terms_by_hand():
     e = torch.tensor([[1.0, 0.0], [0.0, 2.0]])
     g = torch.tensor([[1.0, 1.0], [0.0, 1.0]])
     assert proximal_term(e, g, 0.1).item() == pytest.approx(0.5 * 0.1 * (1 + 1))
+    # FedLU's `--mu_single_entity` intent: the mean over the 2 rows
+    mean = proximal_term(e, g, 0.1, "entity-mean").item()
+    assert mean == pytest.approx(0.5 * 0.1 * (1 + 1) / 2)
+    with pytest.raises(ValueError, match="`reduction` must be one of"):
+        proximal_term(e, g, 0.1, "mean")
     prev = torch.tensor([[0.0, 1.0], [1.0, 0.0]])
     s_g = (1 / np.sqrt(2) + 1.0) / 2 / 0.2
     s_l = (0.0 + 0.0) / 2 / 0.2
@@ -188,6 +195,21 @@ def test_regularised_strategies_send_their_config(cls, key):
     assert cfg[key] > 0
     if cls is FedEC:
         assert cfg["contrastive-tau"] == 0.2 and cfg["contrastive-mu"] == 0.3
+    else:
+        assert cfg["proximal-reduction"] == "sum"
+
+
+def test_proximal_reduction_reaches_the_clients_and_is_checked():
+    fed = toy_federation()
+    s = KGESettings(dim=4, extra={"proximal_reduction": "entity-mean"})
+    strategy, clients = build_kge_federation("fedprox", fed, s)
+    strategy.register({c: cl.register() for c, cl in clients.items()})
+    cfg = strategy.configure_train(1, [0])[0].config
+    assert cfg["proximal-reduction"] == "entity-mean"
+    with pytest.raises(ValueError, match="`proximal_reduction` must be one of"):
+        FedEProx(NUM_GLOBAL, DIM, init_range=1.0, proximal_reduction="mean")
+    with pytest.raises(ValueError, match="fede has no setting 'proximal_reduction'"):
+        check_extra({"proximal_reduction": "sum"}, "fede")
 
 
 def test_proximal_term_keeps_clients_near_the_global_table():

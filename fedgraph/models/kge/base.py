@@ -121,6 +121,11 @@ class KGEModel(nn.Module, ABC):
         r"""``[B, C]`` scores of ``(cand[c], rel[b], tail[b])``."""
         return self.interaction(cand[None], rel[:, None], tail[:, None])
 
+    @property
+    def device(self) -> torch.device:
+        r"""The device of the model's tables (where index tensors must be)."""
+        return self.entity_embedding.weight.device
+
     # ---------------------------------------------------------- index-level API
     def _entities(self, index: Tensor | None) -> Tensor:
         w = self.entity_embedding.weight
