@@ -36,6 +36,7 @@ from fedgraph.runtime.flower import (  # noqa: E402
     InProcessTransport,
     LocalGrid,
     build_kge_strategy,
+    node_device,
     run_federation,
     run_local,
     run_server,
@@ -576,3 +577,43 @@ def test_node_snapshots_keep_the_two_newest_and_restore_up_to_a_round(tmp_path):
     assert restore_snapshot(tmp_path, 7, RecordDict()) == 3
     with pytest.raises(FileNotFoundError, match="rounds there: \\[2, 3\\]"):
         restore_snapshot(tmp_path, 1, RecordDict())
+
+
+@pytest.mark.parametrize(
+    "node, message",
+    [
+        ({"device": 3}, "must be a device name"),
+        ({"device": ""}, "must be a device name"),
+        ({"device": "gpu0"}, "Node-config key `device`:"),
+    ],
+)
+def test_node_device_errors_name_the_key(node, message):
+    with pytest.raises(ValueError, match=message):
+        node_device(node)
+    assert node_device({}) == "cpu" and node_device({"device": "cpu"}) == "cpu"
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this node has a CUDA device")
+def test_a_cuda_node_without_cuda_stops_the_run_with_the_reason(partition, tmp_path):
+    cfg = run_config(partition, "fede", tmp_path / "out")
+    nodes = [{"partition-id": i, "device": "cuda"} for i in range(3)]
+    with pytest.raises(ClientReplyError, match="has no CUDA device"):
+        run_server(LocalGrid(client_app, nodes, cfg), cfg)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("algorithm", ["fede", "fedlu", "feds"])
+def test_flower_nodes_on_a_gpu_equal_the_cpu_simulation(partition, tmp_path, algorithm):
+    # node 1 on the CPU, the others on the GPU: one run, the simulation's numbers
+    _, _, res = simulate(partition, algorithm)
+    cfg = run_config(partition, algorithm, tmp_path / "out")
+    nodes = [
+        {"partition-id": i, "device": "cpu" if i == 1 else "cuda"} for i in range(3)
+    ]
+    run_server(LocalGrid(client_app, nodes, cfg), cfg)
+    doc = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert doc["comm"] == res.comm
+    assert doc["weighted"]["mrr"] == pytest.approx(res.test["mrr"], abs=2e-3)
+    valid = [h["valid"]["mrr"] for h in doc["history"] if "valid" in h]
+    sim = [h["valid"]["mrr"] for h in res.history if "valid" in h]
+    assert valid == pytest.approx(sim, abs=2e-3)

@@ -15,7 +15,7 @@ driven by a ``ServerApp`` over Flower's ``Grid`` and served by a
 """
 
 from fedgraph.runtime.flower.client_app import build_kge_client, make_client_app
-from fedgraph.runtime.flower.config import FlowerRunSettings, partition_id
+from fedgraph.runtime.flower.config import FlowerRunSettings, node_device, partition_id
 from fedgraph.runtime.flower.local import LocalGrid, run_local
 from fedgraph.runtime.flower.protocol import ClientReplyError
 from fedgraph.runtime.flower.server_app import (
@@ -30,6 +30,7 @@ from fedgraph.runtime.transport import InProcessTransport, Transport
 __all__ = [
     "FlowerRunSettings",
     "partition_id",
+    "node_device",
     "Transport",
     "InProcessTransport",
     "GridTransport",

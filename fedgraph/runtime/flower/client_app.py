@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from fedgraph.federated.base import Client
-from fedgraph.runtime.flower.config import FlowerRunSettings, partition_id
+from fedgraph.runtime.flower.config import FlowerRunSettings, node_device, partition_id
 from fedgraph.runtime.flower.protocol import (
     BEST_ROUND,
     CHECKPOINT,
@@ -75,14 +75,18 @@ def load_federation(data: str) -> Any:
 def build_kge_client(cfg: FlowerRunSettings, node_config: Any) -> tuple[Client, int]:
     r"""The KGE client of this node: the ``kge_algorithms`` builder of
     ``cfg.algorithm`` applied to the node's shard only (models are seeded per
-    client, so it equals the simulation's client ``partition-id``)."""
+    client, so it equals the simulation's client ``partition-id``), on the
+    node config's ``device`` (:func:`~fedgraph.runtime.flower.config.node_device`)."""
+    import dataclasses
+
     from fedgraph.federated.kge_setup import build_kge_federation
     from fedgraph.partition.shard import FederatedKG
 
     fed = load_federation(cfg.data)
     cid = partition_id(node_config, fed.num_clients)
+    settings = dataclasses.replace(cfg.settings, device=node_device(node_config))
     own = FederatedKG([fed.shards[cid]], fed.num_entities, fed.num_relations)
-    _, clients = build_kge_federation(cfg.algorithm, own, cfg.settings)
+    _, clients = build_kge_federation(cfg.algorithm, own, settings)
     return clients[cid], cid
 
 

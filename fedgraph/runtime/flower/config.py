@@ -261,6 +261,31 @@ class FlowerRunSettings:
         return out
 
 
+def node_device(node_config: Mapping[str, Any]) -> str:
+    r"""Where this SuperNode's client trains and ranks (``--node-config
+    "partition-id=K device='cuda'"``; default ``"cpu"``): a node's hardware
+    is the node's, not the run's. The client's payloads and saved states are
+    CPU tensors whatever the device (:class:`~fedgraph.federated.KGEClient`),
+    so nodes on different devices take part in one run."""
+    import torch
+
+    value = node_config.get("device", "cpu") if hasattr(node_config, "get") else "cpu"
+    if not isinstance(value, str) or not value:
+        raise ValueError(
+            "Node-config key `device` must be a device name such as 'cpu' or "
+            f"'cuda' (got {value!r})"
+        )
+    try:
+        device = torch.device(value)
+    except RuntimeError as exc:
+        raise ValueError(f"Node-config key `device`: {exc}") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(
+            f"Node-config key `device` is {value!r} but this node has no CUDA device"
+        )
+    return value
+
+
 def partition_id(node_config: Mapping[str, Any], num_clients: int) -> int:
     r"""The client index a SuperNode plays (``--node-config
     "partition-id=K"``), checked against the federation size."""
@@ -282,4 +307,4 @@ def partition_id(node_config: Mapping[str, Any], num_clients: int) -> int:
     return int(value)
 
 
-__all__ = ["FlowerRunSettings", "partition_id", "normalize_algorithm"]
+__all__ = ["FlowerRunSettings", "partition_id", "node_device", "normalize_algorithm"]
