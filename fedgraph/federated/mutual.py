@@ -27,11 +27,16 @@ def _scores(
     return pos, model.score_negatives(batch, neg, mode)
 
 
-def _step(opt: torch.optim.Optimizer, value: Tensor) -> float:
+def _step(opt: torch.optim.Optimizer, value: Tensor) -> Tensor:
+    # the loss as a float64 device scalar (summed without a host sync)
     opt.zero_grad(set_to_none=True)
     value.backward()
     opt.step()
-    return float(value.detach())
+    return value.detach().double()
+
+
+def _zero(model: KGEModel) -> Tensor:
+    return torch.zeros((), dtype=torch.float64, device=model.device)
 
 
 def mutual_epochs(
@@ -70,7 +75,7 @@ def mutual_epochs(
     """
     mu_local = float(mu_distill)
     mu_glob = mu_local if mu_global is None else float(mu_global)
-    total_l = total_g = 0.0
+    total_l, total_g = _zero(local), _zero(local)
     steps = 0
     n = triples.size(0)
     for _ in range(int(epochs)):
@@ -100,7 +105,7 @@ def mutual_epochs(
                     )
                 total_g += _step(global_optimizer, value)
                 steps += 1
-    return total_l / max(1, steps), total_g / max(1, steps)
+    return float(total_l) / max(1, steps), float(total_g) / max(1, steps)
 
 
 def interference_epochs(
@@ -128,7 +133,7 @@ def interference_epochs(
     Returns:
         tuple[float, float]: the mean local and global losses.
     """
-    total_l = total_g = 0.0
+    total_l, total_g = _zero(local), _zero(local)
     steps = 0
     n = forget.size(0)
     kw = {"mu_soft": mu_soft, "mu_distill": mu_distill, "hard": hard}
@@ -152,7 +157,7 @@ def interference_epochs(
                     interference_loss(g_pos, g_neg, l_pos, l_neg, **kw),
                 )
                 steps += 1
-    return total_l / max(1, steps), total_g / max(1, steps)
+    return float(total_l) / max(1, steps), float(total_g) / max(1, steps)
 
 
 __all__ = ["mutual_epochs", "interference_epochs"]

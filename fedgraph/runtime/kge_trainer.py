@@ -82,7 +82,11 @@ def train_epochs(
     """
     model.train()
     device = model.device
-    total, steps = 0.0, 0
+    # the loss sum stays on the device (float64: the same sum as Python floats):
+    # no host sync per step, so on a GPU the next batch is drawn while the
+    # current step runs
+    total = torch.zeros((), dtype=torch.float64, device=device)
+    steps = 0
     n = triples.size(0)
     for _ in range(int(epochs)):
         perm = torch.randperm(n, generator=generator) if shuffle else torch.arange(n)
@@ -100,9 +104,9 @@ def train_epochs(
                 optimizer.zero_grad(set_to_none=True)
                 value.backward()
                 optimizer.step()
-                total += float(value.detach())
+                total += value.detach().double()
                 steps += 1
-    return total / max(1, steps)
+    return float(total) / max(1, steps)
 
 
 class KGETrainer:
