@@ -76,7 +76,7 @@ class FedSClient(KGEClient):
     def fit(self, payload: Payload) -> Payload:
         self._receive(payload)
         if self.reset_optimizer:
-            self.optimizer = torch.optim.Adam(self.model.parameters(), lr=self.lr)
+            self.optimizer = self._adam()
         mean_loss = self._train_local()
         assert self.shared_index is not None and self.history is not None
         current = self.table.detach()[self.shared_index.to(self.device)].clone()
