@@ -248,8 +248,10 @@ class FedLUClient(KGEClient):
         self.global_optimizer = self._global_optimizer()
 
     def _global_optimizer(self) -> torch.optim.Optimizer:
+        # fused, as the local one (KGEClient._adam); runs before session 9
+        # used the default kernel here (same update rule, float rounding aside)
         return torch.optim.Adam(
-            self.global_model.entity_embedding.parameters(), lr=self.lr
+            self.global_model.entity_embedding.parameters(), lr=self.lr, fused=True
         )
 
     @property
