@@ -275,6 +275,8 @@ def run(args: argparse.Namespace) -> int:
             max_epochs=args.rounds,
             seed=args.seed,
             progress=not args.quiet,
+            shared_negatives=not args.per_positive_negatives,
+            device=args.device,
         )
         w = res["weighted"]
         print(

@@ -205,6 +205,20 @@ def sha256_file(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
+def cpu_copy(obj: Any) -> Any:
+    r"""``obj`` (a tensor, or nested dicts / lists / tuples of them, e.g. an
+    optimiser's ``state_dict()``) with every tensor replaced by a detached CPU
+    copy (never a view of a parameter): what checkpoints and payloads hold, so
+    that state saved on a GPU loads on a CPU and the other way round."""
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().to("cpu", copy=True)
+    if isinstance(obj, dict):
+        return {k: cpu_copy(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(cpu_copy(v) for v in obj)
+    return obj
+
+
 def _atomic_write(
     path: str | os.PathLike[str], write: Callable[[Path], object]
 ) -> None:
@@ -254,4 +268,5 @@ __all__ = [
     "sha256_file",
     "atomic_write_json",
     "atomic_torch_save",
+    "cpu_copy",
 ]

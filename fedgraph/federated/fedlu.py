@@ -10,10 +10,11 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from fedgraph.data.io import cpu_copy
 from fedgraph.eval.metrics import LinkPredState
 from fedgraph.eval.ranking import TripleFilter
 from fedgraph.federated.fede import ENTITY, FedE
-from fedgraph.federated.kge_client import KGEClient, cpu_copy
+from fedgraph.federated.kge_client import KGEClient
 from fedgraph.federated.mutual import mutual_epochs
 from fedgraph.federated.payload import Payload, Scalar
 from fedgraph.models.kge import KGEModel

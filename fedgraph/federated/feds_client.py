@@ -9,9 +9,10 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from fedgraph.data.io import cpu_copy
 from fedgraph.federated.fede import ENTITY
 from fedgraph.federated.feds import FULL_UPLOAD, PRIORITY, SIGN, SPARSITY
-from fedgraph.federated.kge_client import KGEClient, cpu_copy
+from fedgraph.federated.kge_client import KGEClient
 from fedgraph.federated.payload import Payload, PayloadError
 from fedgraph.federated.sparsify import personalised_update, upstream_select
 

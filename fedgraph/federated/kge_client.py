@@ -10,6 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from fedgraph.data.io import cpu_copy
 from fedgraph.eval.metrics import DIRECTIONS, LinkPredState
 from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.federated.base import Client
@@ -26,23 +27,6 @@ from fedgraph.models.losses import KGELoss, resolve_loss
 from fedgraph.models.sampling import NegativeSampler, subsampling_weights
 from fedgraph.partition.shard import KGShard
 from fedgraph.runtime.kge_trainer import train_epochs
-
-
-def _cpu(t: Tensor) -> Tensor:
-    r"""A detached CPU copy (never a view of a parameter)."""
-    return t.detach().to("cpu", copy=True)
-
-
-def cpu_copy(obj: Any) -> Any:
-    r"""``obj`` (nested dicts / lists / tuples, e.g. an optimiser's
-    ``state_dict()``) with every tensor replaced by a CPU copy."""
-    if isinstance(obj, Tensor):
-        return _cpu(obj)
-    if isinstance(obj, dict):
-        return {k: cpu_copy(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(cpu_copy(v) for v in obj)
-    return obj
 
 
 def proximal_term(
@@ -261,7 +245,7 @@ class KGEClient(Client):
 
         mean_loss = self._train_local(extra if (mu > 0 or mu_con > 0) else None)
         return Payload(
-            arrays={ENTITY: _cpu(self.table)},
+            arrays={ENTITY: cpu_copy(self.table)},
             row_ids={ENTITY: self.shard.entity_ids.clone()},
             metrics={"count": 1, "loss_sum": mean_loss},
             num_examples=int(self.train_triples.size(0)),
@@ -322,12 +306,12 @@ class KGEClient(Client):
         r"""The client's state as CPU tensors (model, optimiser, generator,
         FedEC's previous table)."""
         return {
-            "model": {k: _cpu(v) for k, v in self.model.state_dict().items()},
+            "model": {k: cpu_copy(v) for k, v in self.model.state_dict().items()},
             "optimizer": cpu_copy(self.optimizer.state_dict()),
             "generator": self.generator.get_state(),
             "previous_table": None
             if self.previous_table is None
-            else _cpu(self.previous_table),
+            else cpu_copy(self.previous_table),
         }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:

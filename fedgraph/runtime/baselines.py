@@ -162,6 +162,7 @@ def run_baseline(
         "filter": "client-local " + "+".join(t0.filter_splits),
         "directions": list(t0.directions),
         "seed": t0.seed,
+        "device": str(t0.device),
         "command": command,
         # a resumed run spans several calls: the sums over its checkpointed
         # history, and this call's own wall time
@@ -210,6 +211,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--max-epochs", type=int, default=400)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=0)
+    p.add_argument(
+        "--device", default="cpu", help="where models train and rank (e.g. cuda)"
+    )
     p.add_argument("--out", default="runs/baseline")
     p.add_argument("--results", default=None)
     p.add_argument("--progress", action="store_true")
@@ -238,6 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_epochs=a.max_epochs,
         seed=a.seed,
         progress=a.progress,
+        device=a.device,
     )
     print(json.dumps({"weighted": res["weighted"], "path": res["path"]}, indent=1))
     return 0

@@ -20,7 +20,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from fedgraph.data.io import atomic_torch_save
+from fedgraph.data.io import atomic_torch_save, cpu_copy
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.metrics import DIRECTIONS, LinkPredState
 from fedgraph.eval.ranking import TripleFilter, rank_triples
@@ -147,6 +147,9 @@ class KGETrainer:
         shuffle (bool, optional): reshuffle the training triples every epoch
             (``False``: the order of ``graph``'s training split, every epoch).
             (default: :obj:`True`)
+        device (torch.device or str, optional): where the model trains and
+            ranks; samples are drawn on the CPU (:func:`train_epochs`), so the
+            run is the CPU run up to float rounding. (default: ``"cpu"``)
     """
 
     def __init__(
@@ -171,13 +174,15 @@ class KGETrainer:
         progress: bool = False,
         log: str | None = None,
         shuffle: bool = True,
+        device: torch.device | str = "cpu",
     ) -> None:
         if eval_every <= 0 or patience <= 0 or max_epochs <= 0:
             raise ValueError(
                 "`eval_every`, `patience` and `max_epochs` must be positive "
                 f"(got {eval_every}, {patience}, {max_epochs})"
             )
-        self.model, self.graph = model, graph
+        self.device = torch.device(device)
+        self.model, self.graph = model.to(self.device), graph
         self.loss = resolve_loss(loss) if isinstance(loss, str) else loss
         self.batch_size, self.eval_every = int(batch_size), int(eval_every)
         self.patience, self.max_epochs = int(patience), int(max_epochs)
@@ -195,7 +200,7 @@ class KGETrainer:
             graph.all_triples(self.filter_splits),
             model.num_entities,
             model.num_relations,
-        )
+        ).to(self.device)
         self.optimizer = torch.optim.Adam(model.parameters(), lr=lr, fused=True)
         self.generator = torch.Generator().manual_seed(self.seed)
         self.epoch, self.best_mrr, self.bad, self.best_epoch = 0, -1.0, 0, 0
@@ -214,10 +219,12 @@ class KGETrainer:
         )
 
     def state_dict(self) -> dict[str, Any]:
+        r"""The trainer's state as CPU tensors (a checkpoint written on a GPU
+        resumes on a CPU and the other way round)."""
         return {
             "epoch": self.epoch,
-            "model": self.model.state_dict(),
-            "optimizer": self.optimizer.state_dict(),
+            "model": cpu_copy(self.model.state_dict()),
+            "optimizer": cpu_copy(self.optimizer.state_dict()),
             "generator": self.generator.get_state(),
             "best_mrr": self.best_mrr,
             "best_epoch": self.best_epoch,
@@ -242,7 +249,9 @@ class KGETrainer:
         r"""Trains until early stop; returns ``{"best_epoch", "epochs", "history"}``
         and leaves the best model loaded."""
         if resume and self.checkpoint is not None and self.checkpoint.exists():
-            self.load_state_dict(torch.load(self.checkpoint, weights_only=False))
+            self.load_state_dict(
+                torch.load(self.checkpoint, weights_only=False, map_location="cpu")
+            )
         bar = None
         if self.progress:
             from tqdm.auto import tqdm
@@ -276,9 +285,7 @@ class KGETrainer:
             self.history.append(entry)
             if metrics["mrr"] > self.best_mrr:
                 self.best_mrr, self.best_epoch, self.bad = metrics["mrr"], self.epoch, 0
-                self.best_state = {
-                    k: v.clone() for k, v in self.model.state_dict().items()
-                }
+                self.best_state = cpu_copy(self.model.state_dict())
             else:
                 self.bad += 1
             if self.checkpoint is not None:

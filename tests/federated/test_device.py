@@ -9,6 +9,9 @@ runs them on a lent GPU. The CPU tests check what makes that possible.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 import torch
 from fedlu_toy import toy_federation
@@ -114,3 +117,44 @@ def test_run_checkpointed_on_gpu_resumes_on_cpu(tmp_path, algorithm):
     assert clients[0].table.device.type == "cpu"
     assert _curve(resumed) == pytest.approx(_curve(full), abs=2e-3)
     assert resumed.test["mrr"] == pytest.approx(full.test["mrr"], abs=2e-3)
+
+
+def _baseline(tmp_path, device: str, setting: str = "independent", **kw):
+    from fedgraph.partition import save_partition
+    from fedgraph.runtime.baselines import run_baseline
+
+    data = tmp_path / "toy"
+    if not data.exists():
+        save_partition(toy_federation(), data)
+    return run_baseline(
+        data,
+        setting=setting,
+        hidden_channels=8,
+        gamma=4.0,
+        out=tmp_path / f"{setting}-{device}",
+        lr=1e-2,
+        batch_size=16,
+        num_negatives=4,
+        eval_every=2,
+        max_epochs=6,
+        device=device,
+        **kw,
+    )
+
+
+def test_baseline_records_its_device_and_checkpoints_cpu_tensors(tmp_path):
+    res = _baseline(tmp_path, "cpu")
+    doc = json.loads(Path(res["path"]).read_text())
+    assert doc["settings"]["device"] == "cpu"
+    state = torch.load(tmp_path / "independent-cpu" / "trainer0.pt", weights_only=False)
+    assert all(t.device.type == "cpu" for t in state["best_state"].values())
+
+
+@cuda
+@pytest.mark.parametrize("setting", ["independent", "centralized"])
+def test_gpu_baseline_matches_cpu_baseline(tmp_path, setting):
+    cpu = _baseline(tmp_path, "cpu", setting)
+    gpu = _baseline(tmp_path, "cuda", setting)
+    assert gpu["weighted"]["mrr"] == pytest.approx(cpu["weighted"]["mrr"], abs=2e-3)
+    state = torch.load(tmp_path / f"{setting}-cuda" / "trainer0.pt", weights_only=False)
+    assert all(t.device.type == "cpu" for t in state["model"].values())
