@@ -85,4 +85,24 @@ def names(choices: Iterable[type]) -> list[str]:
     return [c.__name__ for c in choices]
 
 
-__all__ = ["normalize_name", "resolve", "resolve_class", "names"]
+def resolve_device(value: Any, what: str = "`device`") -> str:
+    r"""Checks a device name (``"cpu"``, ``"cuda"``, ``"cuda:1"``…) before
+    anything is built on it: a :class:`ValueError` starting with ``what`` for
+    a non-string, an unknown device type, or CUDA where this machine has none.
+    Returns the name."""
+    import torch
+
+    if not isinstance(value, str) or not value:
+        raise ValueError(
+            f"{what} must be a device name such as 'cpu' or 'cuda' (got {value!r})"
+        )
+    try:
+        device = torch.device(value)
+    except RuntimeError as exc:
+        raise ValueError(f"{what}: {exc}") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"{what} is {value!r} but this machine has no CUDA device")
+    return value
+
+
+__all__ = ["normalize_name", "resolve", "resolve_class", "names", "resolve_device"]

@@ -202,6 +202,7 @@ def run(args: argparse.Namespace) -> int:
         check_extra,
         extra_settings,
     )
+    from fedgraph.registry import resolve_device
     from fedgraph.runtime import run_simulation
 
     algorithm = args.algorithm.lower().replace("-", "").replace("_", "")
@@ -209,6 +210,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(
             f"Could not resolve '{args.algorithm}' among choices {_algorithms()}"
         )
+    resolve_device(args.device, "`--device`")
     extra = _parse_set(args.set)
     try:  # before anything is written: a mistyped key is not silently ignored
         check_extra(extra, algorithm)

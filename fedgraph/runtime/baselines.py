@@ -28,6 +28,7 @@ from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.metrics import LinkPredState
 from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.models.kge import resolve_model
+from fedgraph.registry import resolve_device
 from fedgraph.runtime.kge_trainer import KGETrainer
 
 
@@ -218,6 +219,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--results", default=None)
     p.add_argument("--progress", action="store_true")
     a = p.parse_args(argv)
+    try:
+        resolve_device(a.device, "`--device`")
+    except ValueError as exc:
+        p.error(str(exc))
     if a.threads:
         torch.set_num_threads(a.threads)
     res = run_baseline(

@@ -1,6 +1,7 @@
 import json
 
 import pytest
+import torch
 
 from fedgraph.cli.main import main
 
@@ -174,3 +175,23 @@ def test_train_help_lists_every_algorithm_setting(capsys):
     for algorithm, settings in extra_settings.items():
         for key, default in settings.items():
             assert f"{key} ({default}" in text, (algorithm, key)
+
+
+@pytest.mark.parametrize(
+    "device, message",
+    [
+        ("gpu", "`--device`: Expected one of cpu"),
+        pytest.param(
+            "cuda",
+            "`--device` is 'cuda' but this machine has no CUDA device",
+            marks=pytest.mark.skipif(torch.cuda.is_available(), reason="has CUDA"),
+        ),
+    ],
+)
+def test_train_cli_checks_the_device_before_writing(tmp_path, capsys, device, message):
+    _write_federation(tmp_path / "data")
+    out = tmp_path / "o"
+    argv = ["train", "--data", str(tmp_path / "data"), "--algorithm", "fede"]
+    assert main(argv + ["--device", device, "--out", str(out)]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fedgraph.federated.kge_setup import KGESettings
+from fedgraph.registry import resolve_device
 
 #: run-config key → :class:`KGESettings` field (the model/training settings
 #: both apps must agree on).
@@ -267,23 +268,8 @@ def node_device(node_config: Mapping[str, Any]) -> str:
     is the node's, not the run's. The client's payloads and saved states are
     CPU tensors whatever the device (:class:`~fedgraph.federated.KGEClient`),
     so nodes on different devices take part in one run."""
-    import torch
-
     value = node_config.get("device", "cpu") if hasattr(node_config, "get") else "cpu"
-    if not isinstance(value, str) or not value:
-        raise ValueError(
-            "Node-config key `device` must be a device name such as 'cpu' or "
-            f"'cuda' (got {value!r})"
-        )
-    try:
-        device = torch.device(value)
-    except RuntimeError as exc:
-        raise ValueError(f"Node-config key `device`: {exc}") from None
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(
-            f"Node-config key `device` is {value!r} but this node has no CUDA device"
-        )
-    return value
+    return resolve_device(value, "Node-config key `device`")
 
 
 def partition_id(node_config: Mapping[str, Any], num_clients: int) -> int:
