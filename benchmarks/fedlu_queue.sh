@@ -116,9 +116,9 @@ lane_b() {
   #   unlearn_c3                                (session 5)
   #   federated C3 fede                         (session 6)
   #   FedEC C3: on a lent GPU in session 9 (fedlu-c3-fedec-transe.json)
+  #   feds_r10 fedep                            (session 9: 34.97, round 185 of 200)
   # FedS against FedEP before FedProx/FedEC C3 (moved in session 6: the only
   # issue-5 result with no run yet)
-  feds_r10 fedep
   feds_r10 feds --set p=0.4 --set sync_interval=4
   fedprox_mean C3
 }
