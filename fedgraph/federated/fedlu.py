@@ -260,10 +260,7 @@ class FedLUClient(KGEClient):
         return self.global_model.entity_embedding.weight
 
     def fit(self, payload: Payload) -> Payload:
-        if ENTITY in payload.arrays:
-            idx = self._local_index(ENTITY, payload).to(self.device)
-            with torch.no_grad():
-                self.global_table[idx] = self._on_device(payload.arrays[ENTITY])
+        self._write_rows(self.global_table, payload)
         self.global_optimizer = self._global_optimizer()
         mu = float(payload.config.get(MU_DISTILL, self.mu_distill))
         mu_local = float(payload.config.get(MU_LOCAL, mu))

@@ -42,13 +42,13 @@ class FedSClient(KGEClient):
 
     def _receive(self, payload: Payload) -> None:
         if ENTITY in payload.row_ids:
-            self.shared_index = self._local_index(ENTITY, payload)
+            self.shared_index = self._local_index(ENTITY, payload).to(self.device)
         if self.shared_index is None:
             raise PayloadError(
                 f"Client {self.client_id} received rows before the list of its "
                 "shared entities"
             )
-        idx = self.shared_index.to(self.device)
+        idx = self.shared_index
         with torch.no_grad():
             if SIGN in payload.arrays:
                 sign = payload.arrays[SIGN].bool().to(self.device)
@@ -80,7 +80,7 @@ class FedSClient(KGEClient):
             self.optimizer = self._adam()
         mean_loss = self._train_local()
         assert self.shared_index is not None and self.history is not None
-        current = self.table.detach()[self.shared_index.to(self.device)].clone()
+        current = self.table.detach()[self.shared_index].clone()
         metrics = {"count": 1, "loss_sum": mean_loss}
         if bool(payload.config.get(FULL_UPLOAD, True)):
             self.history = current.clone()
@@ -98,13 +98,14 @@ class FedSClient(KGEClient):
     def state_dict(self) -> dict[str, Any]:
         return {
             **super().state_dict(),
-            "shared_index": self.shared_index,
+            "shared_index": cpu_copy(self.shared_index),
             "history": None if self.history is None else cpu_copy(self.history),
         }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         super().load_state_dict(state)
-        self.shared_index = state["shared_index"]
+        index = state["shared_index"]
+        self.shared_index = None if index is None else index.to(self.device)
         hist = state["history"]
         self.history = None if hist is None else self._on_device(hist)
 

@@ -215,10 +215,8 @@ class KGEClient(Client):
     def fit(self, payload: Payload) -> Payload:
         cfg = payload.config
         if ENTITY in payload.arrays:
-            idx = self._local_index(ENTITY, payload).to(self.device)
-            with torch.no_grad():
-                before = self.table.detach().clone()
-                self.table[idx] = self._on_device(payload.arrays[ENTITY])
+            before = self.table.detach().clone()
+            self._write_rows(self.table, payload)
             received = self.table.detach().clone()
             if self.previous_table is None:
                 self.previous_table = received.clone()  # FedLU code at round 1
@@ -306,7 +304,7 @@ class KGEClient(Client):
         r"""The client's state as CPU tensors (model, optimiser, generator,
         FedEC's previous table)."""
         return {
-            "model": {k: cpu_copy(v) for k, v in self.model.state_dict().items()},
+            "model": cpu_copy(self.model.state_dict()),
             "optimizer": cpu_copy(self.optimizer.state_dict()),
             "generator": self.generator.get_state(),
             "previous_table": None

@@ -22,7 +22,8 @@ from fedgraph.models.sampling import NegativeSampler
 def _scores(
     model: KGEModel, batch: Tensor, neg: Tensor, mode: str
 ) -> tuple[Tensor, Tensor]:
-    batch, neg = batch.to(model.device), neg.to(model.device)
+    # `batch` and `neg` on the models' device (moved once per step by the
+    # loops: both models score the same tensors up to four times)
     pos = model.score_hrt(batch[:, 0], batch[:, 1], batch[:, 2])
     return pos, model.score_negatives(batch, neg, mode)
 
@@ -82,10 +83,11 @@ def mutual_epochs(
         perm = torch.randperm(n, generator=generator)
         for start in range(0, n, batch_size):
             idx = perm[start : start + batch_size]
-            batch = triples[idx]
+            cpu_batch = triples[idx]  # sampled on the CPU, as in train_epochs
+            batch = cpu_batch.to(local.device)
             w = None if weights is None else weights[idx].to(local.device)
             for mode in modes:
-                neg = sampler.sample(batch, mode, generator)
+                neg = sampler.sample(cpu_batch, mode, generator).to(local.device)
                 l_pos, l_neg = _scores(local, batch, neg, mode)
                 value = loss(l_pos, l_neg, w)
                 if mu_local:
@@ -140,9 +142,10 @@ def interference_epochs(
     for _ in range(int(epochs)):
         perm = torch.randperm(n, generator=generator)
         for start in range(0, n, batch_size):
-            batch = forget[perm[start : start + batch_size]]
+            cpu_batch = forget[perm[start : start + batch_size]]
+            batch = cpu_batch.to(local.device)
             for mode in modes:
-                neg = sampler.sample(batch, mode, generator)
+                neg = sampler.sample(cpu_batch, mode, generator).to(local.device)
                 with torch.no_grad():
                     g_pos, g_neg = _scores(glob, batch, neg, mode)
                 l_pos, l_neg = _scores(local, batch, neg, mode)
