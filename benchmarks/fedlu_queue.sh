@@ -117,10 +117,12 @@ lane_b() {
   #   federated C3 fede                         (session 6)
   #   FedEC C3: on a lent GPU in session 9 (fedlu-c3-fedec-transe.json)
   #   feds_r10 fedep                            (session 9: 34.97, round 185 of 200)
-  # FedS against FedEP before FedProx/FedEC C3 (moved in session 6: the only
-  # issue-5 result with no run yet)
-  feds_r10 feds --set p=0.4 --set sync_interval=4
+  # FedProx C3 first (session 10): the only queued run short enough (~75
+  # rounds) to finish within one session on this CPU, and session 10 started
+  # from a fresh checkout (runs/ of earlier sessions gone: FedS R10 had
+  # reached round 2, FedProx-mean R3 round 15)
   fedprox_mean C3
+  feds_r10 feds --set p=0.4 --set sync_interval=4
 }
 
 lanes=${*:-a b}

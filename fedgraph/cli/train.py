@@ -53,6 +53,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fraction", type=float, default=1.0, help="client fraction F")
     p.add_argument("--eval-every", type=int, default=5)
     p.add_argument("--patience", type=int, default=3)
+    p.add_argument(
+        "--selection",
+        choices=("weighted", "per-client"),
+        default="weighted",
+        help="test every client at the best weighted validation round, or each "
+        "at its own best one among the improving rounds (FedLU's code)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--proximal-mu", type=float, default=0.1, help="FedProx μ")
     p.add_argument("--contrastive-mu", type=float, default=0.3, help="FedEC μ_con")
@@ -211,6 +218,16 @@ def run(args: argparse.Namespace) -> int:
             f"Could not resolve '{args.algorithm}' among choices {_algorithms()}"
         )
     resolve_device(args.device, "`--device`")
+    if args.selection != "weighted" and algorithm in BASELINES:
+        raise ValueError(
+            f"`--selection {args.selection}` applies to federated algorithms; "
+            f"{algorithm} trains each model with its own early stopping"
+        )
+    if args.selection != "weighted" and args.evaluate_with != "local":
+        raise ValueError(
+            f"`--selection {args.selection}` needs `--evaluate-with local` (each "
+            "client tested on its own tables of its own best round)"
+        )
     extra = _parse_set(args.set)
     try:  # before anything is written: a mistyped key is not silently ignored
         check_extra(extra, algorithm)
@@ -301,6 +318,7 @@ def run(args: argparse.Namespace) -> int:
         "fraction": args.fraction,
         "eval_every": args.eval_every,
         "patience": args.patience,
+        "selection": args.selection,
         "protocol": {
             "candidates": "client's own entities",
             "filter": "client's own train+valid+test",
@@ -348,6 +366,7 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         stop_after=args.stop_after,
         on_round=on_round,
+        selection=args.selection,
     )
     meta["wall_seconds_this_call"] = time.perf_counter() - t1
     if not res.test:

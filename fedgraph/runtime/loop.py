@@ -7,7 +7,8 @@ r"""The federated round loop, written once against a
 :class:`~fedgraph.federated.CommLedger`, training metrics merged by
 :func:`~fedgraph.federated.merge_metric_sums`, validation every
 ``eval_every`` rounds and at the last one, early stopping on the weighted
-``monitor``, and a test pass on the best round's states. Two runtimes share it:
+``monitor``, and a test pass on the best round's states (one best round for
+all clients, or each client's own: ``selection``). Two runtimes share it:
 
 * the Flower ``ServerApp``, over
   :class:`~fedgraph.runtime.flower.GridTransport`;
@@ -22,7 +23,7 @@ from __future__ import annotations
 import copy
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +56,45 @@ def sample_clients(
     return sorted(client_ids[i] for i in perm)
 
 
+#: how :func:`run_federation` picks the states the test pass evaluates.
+SELECTIONS = ("weighted", "per-client")
+
+
+def clients_to_keep(
+    selection: str,
+    client_ids: Sequence[int],
+    valid_clients: Mapping[int, Mapping[str, float]],
+    client_best: dict[int, float],
+    *,
+    improved: bool,
+    progressed: bool,
+    monitor: str,
+) -> list[int]:
+    r"""The clients whose states of this evaluated round become their
+    best-round states.
+
+    ``"weighted"``: every client, when the weighted ``monitor`` improved.
+    ``"per-client"`` (FedLU's code, ``fedlu.py``'s ``splitsave``): at an
+    evaluation where the weighted ``monitor`` improved or the strategy
+    reported progress (FedLU: the global model improved), each client whose
+    own ``monitor`` is at least its best so far; ``client_best`` is updated
+    in place.
+    """
+    if selection == "weighted":
+        return list(client_ids) if improved else []
+    if selection != "per-client":
+        raise ValueError(f"`selection` must be one of {SELECTIONS} (got {selection!r})")
+    if not (improved or progressed):
+        return []
+    keep = []
+    for c in client_ids:
+        value = float(valid_clients[c].get(monitor, float("nan")))
+        if value >= client_best.get(c, -math.inf):
+            client_best[c] = value
+            keep.append(c)
+    return keep
+
+
 @dataclass
 class LoopState:
     r"""Where :func:`run_federation` stands after a round: what a checkpoint
@@ -65,6 +105,8 @@ class LoopState:
         finished (bool): the run has ended (last round or early stopping).
         best_value (float): the best weighted validation ``monitor`` so far.
         bad (int): evaluations since ``best_value`` last improved.
+        client_best (dict[int, float]): each client's best validation
+            ``monitor`` so far at the rounds it kept (``selection="per-client"``).
         result (SimulationResult): history and best round so far.
         ledger (CommLedger): every payload handed over so far.
     """
@@ -73,6 +115,7 @@ class LoopState:
     finished: bool = False
     best_value: float = -math.inf
     bad: int = 0
+    client_best: dict[int, float] = field(default_factory=dict)
     result: SimulationResult = field(default_factory=SimulationResult)
     ledger: CommLedger = field(default_factory=CommLedger)
 
@@ -131,9 +174,10 @@ def run_federation(
     on_round: Callable[[dict[str, Any]], None] | None = None,
     eval_split: str = "valid",
     start: LoopState | None = None,
-    checkpoint: Callable[[LoopState, bool], None] | None = None,
+    checkpoint: Callable[[LoopState, bool, list[int]], None] | None = None,
     load_best: Callable[[], None] | None = None,
     stop_after: int | None = None,
+    selection: str = "weighted",
 ) -> SimulationResult:
     r"""Runs a federation over ``transport``.
 
@@ -147,7 +191,8 @@ def run_federation(
     value; stop when it has not improved for ``patience`` evaluations
     (an evaluation after which :meth:`Strategy.on_validation` returns
     :obj:`True` does not count). The best round's strategy and client states
-    are then evaluated on ``"test"``.
+    are then evaluated on ``"test"`` (``selection="per-client"``: each
+    client's own best round's state, see :func:`clients_to_keep`).
 
     The last four arguments are the hooks with which
     :func:`~fedgraph.runtime.run_simulation` checkpoints and resumes; the
@@ -180,10 +225,12 @@ def run_federation(
             Needs ``load_best`` (the best round may lie before ``start``)
             and a transport that knows its clients without registering.
             (default: :obj:`None`: a fresh run)
-        checkpoint (callable, optional): ``checkpoint(state, improved)``
-            after every round (before ``on_round``), with the
-            :class:`LoopState` and whether this round is the new best; where
-            ``run_simulation`` writes ``last.pt`` and ``best.pt``.
+        checkpoint (callable, optional): ``checkpoint(state, improved,
+            kept)`` after every round (before ``on_round``), with the
+            :class:`LoopState`, whether this round is the new weighted best
+            (the strategy's best state) and the clients whose states of this
+            round are now their best; where ``run_simulation`` writes
+            ``last.pt`` and ``best.pt``.
         load_best (callable, optional): restores the best round's strategy
             and client states before the test pass (``run_simulation`` reads
             ``best.pt``). When set, the loop keeps no best-round copies of
@@ -191,7 +238,26 @@ def run_federation(
             :meth:`Transport.keep_best` / :meth:`Transport.restore_best`.
         stop_after (int, optional): return after this many rounds *of this
             call*, as if killed (to test resuming). (default: :obj:`None`)
+        selection (str, optional): ``"weighted"``: the test pass uses every
+            client's state at the best weighted round; ``"per-client"``:
+            each client's state at its own best validation round among the
+            rounds where the weighted ``monitor`` improved or the strategy
+            reported progress (FedLU's code; see :func:`clients_to_keep`).
+            Only for strategies whose clients evaluate their own tables: the
+            strategy state of the test pass is the weighted best round's.
+            (default: :obj:`"weighted"`)
     """
+    if selection not in SELECTIONS:
+        raise ValueError(f"`selection` must be one of {SELECTIONS} (got {selection!r})")
+    if (
+        selection == "per-client"
+        and getattr(strategy, "evaluate_with", "local") != "local"
+    ):
+        raise ValueError(
+            "`selection='per-client'` needs clients that evaluate their own "
+            f"tables; {type(strategy).__name__} evaluates with the server's "
+            f"(evaluate_with={strategy.evaluate_with!r})"  # type: ignore[attr-defined]
+        )
     if num_rounds < 1:
         raise ValueError(f"`num_rounds` must be positive (got {num_rounds})")
     if eval_every < 1:
@@ -243,7 +309,7 @@ def run_federation(
             "train_seconds": time.perf_counter() - t0,
             "train": {k: v for k, v in merged.items() if not math.isnan(v)},
         }
-        improved = False
+        improved, kept = False, []
         if rnd % eval_every == 0 or rnd == num_rounds:
             t1 = time.perf_counter()
             valid, valid_clients = evaluate_clients(
@@ -263,6 +329,17 @@ def run_federation(
                 res.best_round, res.best_valid = rnd, dict(valid)
             elif not progressed:  # the strategy may say it progressed otherwise
                 state.bad += 1
+            kept = clients_to_keep(
+                selection,
+                sorted(valid_clients),
+                valid_clients,
+                state.client_best,
+                improved=improved,
+                progressed=progressed,
+                monitor=monitor,
+            )
+            if selection == "per-client":
+                res.client_best_rounds.update({c: rnd for c in kept})
             if patience > 0 and state.bad >= patience:
                 state.finished, res.stopped_early = True, True
             bar.set_postfix(
@@ -272,12 +349,13 @@ def run_federation(
             state.finished = True
         res.history.append(entry)
         res.rounds = state.round = rnd
-        if improved and load_best is None:
-            # A deep copy: a state_dict may alias live tensors.
-            best_strategy = copy.deepcopy(strategy.state_dict())
-            transport.keep_best(rnd)
+        if load_best is None:
+            if improved:  # a deep copy: a state_dict may alias live tensors
+                best_strategy = copy.deepcopy(strategy.state_dict())
+            if kept:
+                transport.keep_best(rnd, kept)
         if checkpoint is not None:
-            checkpoint(state, improved)
+            checkpoint(state, improved, kept)
         bar.update(1)
         if on_round is not None:
             on_round(entry)
@@ -307,6 +385,8 @@ def run_federation(
 
 
 __all__ = [
+    "SELECTIONS",
+    "clients_to_keep",
     "LoopState",
     "run_federation",
     "evaluate_clients",

@@ -22,6 +22,9 @@ class SimulationResult:
             (weighted) and ``valid_clients`` (per client).
         rounds (int): rounds completed.
         best_round (int): the round whose weighted validation metric was best.
+        client_best_rounds (dict[int, int]): with per-client selection, the
+            round whose state each client's test used (empty otherwise: every
+            client used :attr:`best_round`'s).
         best_valid (dict): weighted validation metrics at :attr:`best_round`.
         test (dict): weighted test metrics of the best-round models.
         test_clients (dict[int, dict]): per-client test metrics (``count`` is
@@ -38,6 +41,7 @@ class SimulationResult:
     history: list[dict[str, Any]] = field(default_factory=list)
     rounds: int = 0
     best_round: int = 0
+    client_best_rounds: dict[int, int] = field(default_factory=dict)
     best_valid: dict[str, float] = field(default_factory=dict)
     test: dict[str, float] = field(default_factory=dict)
     test_clients: dict[int, dict[str, float]] = field(default_factory=dict)
@@ -48,7 +52,10 @@ class SimulationResult:
     stopped_early: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if not self.client_best_rounds:  # runs of one best round keep their format
+            del out["client_best_rounds"]
+        return out
 
     def write_results(
         self, path: str | os.PathLike[str], settings: Mapping[str, Any]
@@ -64,6 +71,8 @@ class SimulationResult:
         for c, m in sorted(self.test_clients.items()):
             row = {"client": c, "n_test": int(m.get("n_triples", 0)), **m}
             row.pop("n_triples", None)
+            if self.client_best_rounds:
+                row["best_round"] = int(self.client_best_rounds[c])
             client_rows.append(row)
         split_global = {
             k[7:]: v for k, v in self.test.items() if k.startswith("global_")

@@ -59,29 +59,43 @@ def _load_models_state(
 
 def checkpoint_hooks(
     ckpt: Path, strategy: Strategy, clients: Mapping[int, Client]
-) -> tuple[Callable[[LoopState, bool], None], Callable[[], None]]:
+) -> tuple[Callable[[LoopState, bool, list[int] | None], None], Callable[[], None]]:
     r"""The ``checkpoint`` hook (after every round: ``best.pt`` when the
-    round is the new best, then ``last.pt``) and the ``load_best`` hook
-    (reloads ``best.pt``) of :func:`~fedgraph.runtime.run_federation`.
-    ``clients`` may be empty: the Flower server checkpoints the strategy and
-    the loop while its clients save their own states on their nodes."""
+    round is the new best or some clients keep their state of this round,
+    then ``last.pt``) and the ``load_best`` hook (reloads ``best.pt``) of
+    :func:`~fedgraph.runtime.run_federation`. ``best.pt`` holds the strategy
+    at the best weighted round and each client's best-round state (the same
+    round for all, unless the run selects per client). ``clients`` may be
+    empty: the Flower server checkpoints the strategy and the loop while its
+    clients save their own states on their nodes."""
 
-    def save(state: LoopState, improved: bool) -> None:
-        if improved:
+    def save(state: LoopState, improved: bool, kept: list[int] | None = None) -> None:
+        if kept is None:  # a caller without per-client selection
+            kept = list(clients) if improved else []
+        here = [c for c in kept if c in clients]
+        if improved and len(here) == len(clients):
             atomic_torch_save(_models_state(strategy, clients), ckpt / BEST)
-        atomic_torch_save(
-            {
-                "round": state.round,
-                "finished": state.finished,
-                "best_value": state.best_value,
-                "bad": state.bad,
-                "models": _models_state(strategy, clients),
-                "ledger": state.ledger.state_dict(),
-                "rng": _rng_state(),
-                "result": state.result.to_dict(),
-            },
-            ckpt / LAST,
-        )
+        elif improved or here:
+            # some clients keep this round's state, the others an earlier one
+            best = torch.load(ckpt / BEST, weights_only=False, map_location="cpu")
+            if improved:
+                best["strategy"] = strategy.state_dict()
+            for c in here:
+                best["clients"][c] = clients[c].state_dict()
+            atomic_torch_save(best, ckpt / BEST)
+        last = {
+            "round": state.round,
+            "finished": state.finished,
+            "best_value": state.best_value,
+            "bad": state.bad,
+            "models": _models_state(strategy, clients),
+            "ledger": state.ledger.state_dict(),
+            "rng": _rng_state(),
+            "result": state.result.to_dict(),
+        }
+        if state.client_best:  # per-client selection (older files lack the key)
+            last["client_best"] = dict(state.client_best)
+        atomic_torch_save(last, ckpt / LAST)
 
     def load_best() -> None:
         best = torch.load(ckpt / BEST, weights_only=False, map_location="cpu")
@@ -105,6 +119,9 @@ def resume_loop_state(
         finished=last["finished"],
         best_value=last["best_value"],
         bad=last["bad"],
+        client_best=dict(
+            last.get("client_best", {})
+        ),  # absent before per-client selection
         result=SimulationResult(**last["result"]),
         ledger=ledger,
     )
@@ -146,6 +163,7 @@ def run_simulation(
     stop_after: int | None = None,
     on_round: Callable[[dict[str, Any]], None] | None = None,
     eval_split: str = "valid",
+    selection: str = "weighted",
 ) -> SimulationResult:
     r"""Runs a federation in-process with the given strategy and clients.
 
@@ -183,6 +201,9 @@ def run_simulation(
         on_round (callable, optional): called with each round's history entry.
         eval_split (str, optional): the split of the periodic evaluation
             (see :func:`~fedgraph.runtime.run_federation`). (default: :obj:`"valid"`)
+        selection (str, optional): ``"weighted"`` or ``"per-client"`` best
+            rounds (see :func:`~fedgraph.runtime.run_federation`).
+            (default: :obj:`"weighted"`)
     """
     if num_rounds < 1:
         raise ValueError(f"`num_rounds` must be positive (got {num_rounds})")
@@ -190,7 +211,7 @@ def run_simulation(
         raise ValueError(f"`eval_every` must be positive (got {eval_every})")
     if resume and checkpoint_dir is None:
         raise ValueError("`resume=True` needs a `checkpoint_dir`")
-    save: Callable[[LoopState, bool], None] | None = None
+    save: Callable[[LoopState, bool, list[int] | None], None] | None = None
     load_best: Callable[[], None] | None = None
     start: LoopState | None = None
     if checkpoint_dir is not None:
@@ -215,6 +236,7 @@ def run_simulation(
         checkpoint=save,
         load_best=load_best,
         stop_after=stop_after,
+        selection=selection,
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fedgraph.federated.base import Client
@@ -44,9 +44,11 @@ class Transport(ABC):
         after :meth:`restore_best`, clients evaluate their best-round state."""
 
     @abstractmethod
-    def keep_best(self, server_round: int) -> None:
-        r"""The states the clients evaluated at ``server_round`` are the best
-        so far."""
+    def keep_best(
+        self, server_round: int, clients: Sequence[int] | None = None
+    ) -> None:
+        r"""The states that ``clients`` (default: all) evaluated at
+        ``server_round`` are their best so far."""
 
     @abstractmethod
     def restore_best(self) -> None:
@@ -78,15 +80,20 @@ class InProcessTransport(Transport):
     ) -> dict[int, Payload]:
         return {c: self.clients[c].evaluate(p.detach()) for c, p in payloads.items()}
 
-    def keep_best(self, server_round: int) -> None:
-        # deep copies: a state_dict may alias live tensors (optimiser moments)
-        self._best = {
-            c: copy.deepcopy(cl.state_dict()) for c, cl in self.clients.items()
-        }
+    def keep_best(
+        self, server_round: int, clients: Sequence[int] | None = None
+    ) -> None:
+        if self._best is None:
+            self._best = {}
+        for c in self.client_ids() if clients is None else clients:
+            # deep copies: a state_dict may alias live tensors (optimiser moments)
+            self._best[c] = copy.deepcopy(self.clients[c].state_dict())
 
     def restore_best(self) -> None:
-        if self._best is None:  # pragma: no cover - guarded by best_round > 0
-            raise RuntimeError("No best-round client states were kept")
+        missing = [c for c in self.client_ids() if c not in (self._best or {})]
+        if missing:  # pragma: no cover - guarded by best_round > 0
+            raise RuntimeError(f"No best-round states were kept for clients {missing}")
+        assert self._best is not None
         for c, cl in self.clients.items():
             cl.load_state_dict(self._best[c])
 

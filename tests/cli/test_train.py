@@ -195,3 +195,38 @@ def test_train_cli_checks_the_device_before_writing(tmp_path, capsys, device, me
     assert main(argv + ["--device", device, "--out", str(out)]) == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_train_cli_per_client_selection_records_each_clients_round(tmp_path):
+    _write_federation(tmp_path / "data")
+    out = tmp_path / "run"
+    argv = ["train", "--data", str(tmp_path / "data"), "--algorithm", "fedlu",
+            "--model", "transe", "--rounds", "4", "--local-epochs", "1", "--dim", "8",
+            "--batch-size", "32", "--num-negatives", "4", "--eval-every", "1",
+            "--lr", "0.01", "--quiet", "--selection", "per-client",
+            "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["settings"]["selection"] == "per-client"
+    rounds = [c["best_round"] for c in doc["clients"]]
+    assert len(rounds) == 2 and all(1 <= r <= 4 for r in rounds)
+    # each client's test used the state of a round it was validated at
+    for row in doc["clients"]:
+        entry = doc["history"][row["best_round"] - 1]
+        assert str(row["client"]) in {str(c) for c in entry["valid_clients"]}
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--algorithm", "independent"], "`--selection per-client` applies to federated"),
+        (["--algorithm", "fede", "--evaluate-with", "global"], "needs `--evaluate-with local`"),
+    ],
+)  # fmt: skip
+def test_train_cli_selection_errors_before_writing(tmp_path, capsys, extra, message):
+    _write_federation(tmp_path / "data")
+    out = tmp_path / "o"
+    argv = ["train", "--data", str(tmp_path / "data"), "--selection", "per-client"]
+    assert main(argv + extra + ["--out", str(out)]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()

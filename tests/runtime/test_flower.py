@@ -121,6 +121,7 @@ def simulate(
     checkpoint_dir=None,
     extra=None,
     eval_every=EVAL_EVERY,
+    selection="weighted",
 ):
     fed = load_dataset(partition)
     settings = KGESettings(**SETTINGS, extra=dict(extra or {}))
@@ -134,6 +135,7 @@ def simulate(
         seed=SETTINGS["seed"],
         progress=False,
         checkpoint_dir=checkpoint_dir,
+        selection=selection,
     )
     return strategy, clients, res
 
@@ -243,6 +245,43 @@ def test_flower_apps_equal_the_simulation(
     assert grid.wire_bytes["down"] > 0 and grid.wire_bytes["up"] > 0
 
 
+@pytest.mark.parametrize("checkpointed", [False, True])
+def test_per_client_selection_on_flower_equals_the_simulation(
+    partition, tmp_path, checkpointed
+):
+    # FedLU's code tests each client at its own best validation round; on the
+    # grid each node promotes its own candidate state when told its round.
+    _, clients, res = simulate(
+        partition, "fedlu", 1.0, tmp_path / "ck", GATED, 1, selection="per-client"
+    )
+    assert sorted(res.client_best_rounds) == [0, 1, 2]
+    assert len(set(res.client_best_rounds.values())) > 1  # not one round for all
+    out = tmp_path / "out"
+    cfg = run_config(
+        partition, "fedlu", out, **{"eval-every": 1, "selection": "per-client"}
+    )
+    cfg.update({f"extra.{k}": v for k, v in GATED.items()})
+    if checkpointed:  # killed after round 2, resumed by a new Flower run
+        cfg.update({"checkpoint-dir": str(tmp_path / "ckpt"), "run-name": "toy"})
+        run_server(LocalGrid(client_app, _nodes(tmp_path), cfg), cfg, stop_after=2)
+        cfg["resume"] = True
+        run_server(LocalGrid(client_app, _nodes(tmp_path), cfg), cfg)
+    else:
+        run_local(server_app, client_app, cfg, num_nodes=3)
+    doc = json.loads((out / "results.json").read_text())
+    assert {r["client"]: r["best_round"] for r in doc["clients"]} == (
+        res.client_best_rounds
+    )
+    for row in doc["clients"]:
+        sim = res.test_clients[row["client"]]
+        assert {k: row[k] for k in sim if k != "n_triples"} == {
+            k: v for k, v in sim.items() if k != "n_triples"
+        }
+    assert doc["weighted"] == {
+        k: v for k, v in res.test.items() if not k.startswith("global_")
+    }
+
+
 def test_shared_loop_in_process_equals_run_simulation(partition):
     _, _, res = simulate(partition, "fede", fraction=2 / 3)
     fed = load_dataset(partition)
@@ -344,6 +383,7 @@ def test_unknown_algorithm_names_the_key(partition, tmp_path):
     [
         ("fede", "num-round", 1, "Unknown run-config key `num-round`"),
         ("fede", "local-epochs", 1.5, "`local-epochs` must be an integer"),
+        ("fedlu", "selection", "best", "`selection` must be one of"),
         ("fedlu", "extra.mu_distil", 1.5, "Unknown run-config key `extra.mu_distil`"),
         (
             "feds",

@@ -18,6 +18,7 @@ from typing import Any
 
 from fedgraph.federated.kge_setup import KGESettings
 from fedgraph.registry import resolve_device
+from fedgraph.runtime.loop import SELECTIONS
 
 #: run-config key → :class:`KGESettings` field (the model/training settings
 #: both apps must agree on).
@@ -47,6 +48,7 @@ LOOP_KEYS = {
     "eval-every": "eval_every",
     "patience": "patience",
     "monitor": "monitor",
+    "selection": "selection",
     "test": "test",
     "num-clients": "num_clients",
     "num-entities": "num_entities",
@@ -92,6 +94,10 @@ class FlowerRunSettings:
         patience (int): evaluations without improvement before stopping.
             (default: :obj:`3`)
         monitor (str): weighted validation metric. (default: ``"mrr"``)
+        selection (str): ``"weighted"``: the test pass uses every client's
+            state at the best weighted round; ``"per-client"``: each client's
+            own best round (FedLU's code; see
+            :func:`~fedgraph.runtime.run_federation`). (default: ``"weighted"``)
         test (bool): evaluate the best round on ``"test"``. (default: True)
         num_clients (int): SuperNodes to wait for (``0``: the dataset's
             number of clients). (default: :obj:`0`)
@@ -127,6 +133,7 @@ class FlowerRunSettings:
     eval_every: int = 5
     patience: int = 3
     monitor: str = "mrr"
+    selection: str = "weighted"
     test: bool = True
     num_clients: int = 0
     num_entities: int = 0
@@ -214,6 +221,11 @@ class FlowerRunSettings:
             raise ValueError(
                 f"Run-config key `fraction` must lie in (0, 1] (got {self.fraction})"
             )
+        if self.selection not in SELECTIONS:
+            raise ValueError(
+                f"Run-config key `selection` must be one of {list(SELECTIONS)} "
+                f"(got {self.selection!r})"
+            )
         if self.resume and not self.checkpoint_dir:
             raise ValueError("Run-config key `resume` needs `checkpoint-dir`")
         if self.checkpoint_dir and not self.run_name:
@@ -251,6 +263,7 @@ class FlowerRunSettings:
             "eval_every": self.eval_every,
             "patience": self.patience,
             "monitor": self.monitor,
+            "selection": self.selection,
             "seed": self.settings.seed,
             "test": self.test,
         }

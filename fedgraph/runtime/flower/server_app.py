@@ -155,10 +155,10 @@ def _checkpointing(
 
     save, load_best = checkpoint_hooks(ckpt, strategy, {})
 
-    def checkpoint(state: Any, improved: bool) -> None:
-        if improved:
-            transport.keep_best(state.round)
-        save(state, improved)
+    def checkpoint(state: Any, improved: bool, kept: list[int]) -> None:
+        if kept:
+            transport.keep_best(state.round, kept)
+        save(state, improved, kept)
 
     def restore_best() -> None:
         load_best()
@@ -167,8 +167,11 @@ def _checkpointing(
     start = None
     if resume and (ckpt / LAST).exists():
         start = resume_loop_state(ckpt / LAST, strategy, {})
-        transport.best_round = start.result.best_round
         transport.register(resume_round=start.round)
+        res = start.result
+        transport.best_rounds = dict(res.client_best_rounds) or {
+            c: res.best_round for c in transport.client_ids() if res.best_round > 0
+        }
     return {"checkpoint": checkpoint, "load_best": restore_best, "start": start}
 
 

@@ -4,7 +4,7 @@ r"""The :class:`~fedgraph.runtime.Transport` over a Flower
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fedgraph.federated.payload import Payload
@@ -31,9 +31,10 @@ class GridTransport(Transport):
 
     Flower node ids are random; clients are known by the ``partition-id``
     each one reports when it registers. Every message also tells the client
-    the best validation round so far, so that each client keeps its own
-    best-round state (in its ``context.state``) for the final test pass —
-    the server never holds client parameters.
+    its best validation round so far (one for all clients, or each its own
+    with per-client selection), so that each client keeps its own best-round
+    state (in its ``context.state``) for the final test pass — the server
+    never holds client parameters.
 
     Args:
         grid (flwr.serverapp.Grid): the grid of the running ``ServerApp``.
@@ -65,7 +66,8 @@ class GridTransport(Transport):
         self.reply_timeout = reply_timeout
         self.connect_timeout = float(connect_timeout)
         self.nodes: dict[int, int] = {}  # client id -> node id
-        self.best_round = 0
+        #: client id -> the round whose state the client keeps for the test
+        self.best_rounds: dict[int, int] = {}
         self.use_best = False
         self.checkpoint = bool(checkpoint)
 
@@ -118,8 +120,11 @@ class GridTransport(Transport):
                 return f"client {c} (node {node})"
         return f"node {node}"
 
-    def _control(self, server_round: int, **extra: int | bool) -> dict[str, int | bool]:
-        out = {SERVER_ROUND: server_round, BEST_ROUND: self.best_round, **extra}
+    def _control(
+        self, server_round: int, client: int | None = None, **extra: int | bool
+    ) -> dict[str, int | bool]:
+        best = self.best_rounds.get(client, 0) if client is not None else 0
+        out = {SERVER_ROUND: server_round, BEST_ROUND: best, **extra}
         if self.checkpoint:
             out[CHECKPOINT] = True
         return out
@@ -134,11 +139,13 @@ class GridTransport(Transport):
         unknown = [c for c in payloads if c not in self.nodes]
         if unknown:
             raise ClientReplyError(f"Clients {unknown} never registered")
-        control = self._control(server_round, **extra)
         replies = self._send(
             message_type,
             server_round,
-            {self.nodes[c]: to_content(p, control) for c, p in payloads.items()},
+            {
+                self.nodes[c]: to_content(p, self._control(server_round, c, **extra))
+                for c, p in payloads.items()
+            },
         )
         # In the order of the payloads: the strategy aggregates in this order.
         return {c: from_content(replies[self.nodes[c]].content)[0] for c in payloads}
@@ -150,7 +157,9 @@ class GridTransport(Transport):
     def register(self, resume_round: int | None = None) -> dict[int, Payload]:
         r"""Asks every connected node for its ``partition-id`` (and a KGE
         client for its entity ids). With ``resume_round`` (a resumed run)
-        each client first restores the state it saved for that round."""
+        each client first restores the state it saved for that round (a
+        best-round state it had not yet promoted is promoted by the next
+        message, which carries its best round)."""
         nodes = self._wait_for_nodes()
         extra = {} if resume_round is None else {RESUME_ROUND: int(resume_round)}
         control = self._control(0, **extra)
@@ -197,8 +206,11 @@ class GridTransport(Transport):
             },
         )
 
-    def keep_best(self, server_round: int) -> None:
-        self.best_round = int(server_round)
+    def keep_best(
+        self, server_round: int, clients: Sequence[int] | None = None
+    ) -> None:
+        for c in self.client_ids() if clients is None else clients:
+            self.best_rounds[int(c)] = int(server_round)
 
     def restore_best(self) -> None:
         self.use_best = True
