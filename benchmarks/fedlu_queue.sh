@@ -12,6 +12,14 @@
 #   THREADS=2 nohup sh benchmarks/fedlu_queue.sh a > ... &             # one lane, both cores
 #   python benchmarks/queue_status.py      # rounds, s/round, validation curve of each run
 #
+# runs/ lives only as long as the checkout: a session that starts from a fresh
+# checkout (session 10 did) has lost every unfinished run. On this 2-core
+# machine one run at a time with both cores (THREADS=2: 52-65 s per C3 FedE-
+# family round against 90-145 s on one loaded thread) finishes a FedE-family
+# C3 or R3 run (75-120 rounds, 1.3-2 h) inside one 3-hour session if started
+# at its beginning; FedLU (~2x a round) and FedS R10 (hundreds of rounds) do
+# not, and need a lent GPU or a checkout that survives.
+#
 # Lane A: FedE on R3, Independent C3 with the batch size, epoch cap and
 #         validation interval of FedLU's Independent script (issue 4's C3 gap),
 #         FedLU on C3 with the gated distillation of FedLU's code,
@@ -117,11 +125,9 @@ lane_b() {
   #   federated C3 fede                         (session 6)
   #   FedEC C3: on a lent GPU in session 9 (fedlu-c3-fedec-transe.json)
   #   feds_r10 fedep                            (session 9: 34.97, round 185 of 200)
-  # FedProx C3 first (session 10): the only queued run short enough (~75
-  # rounds) to finish within one session on this CPU, and session 10 started
-  # from a fresh checkout (runs/ of earlier sessions gone: FedS R10 had
-  # reached round 2, FedProx-mean R3 round 15)
-  fedprox_mean C3
+  #   fedprox_mean C3                           (session 10, both cores)
+  # (session 10 started from a fresh checkout: FedS R10 had reached round 2 and
+  #  FedProx-mean R3 round 15 in runs/ of session 9, both gone)
   feds_r10 feds --set p=0.4 --set sync_interval=4
 }
 
