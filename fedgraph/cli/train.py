@@ -25,6 +25,8 @@ def _algorithms() -> list[str]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from fedgraph.runtime.loop import SELECTIONS
+
     p = sub.add_parser(
         "train",
         help="train a federated (or baseline) KGE model",
@@ -55,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--patience", type=int, default=3)
     p.add_argument(
         "--selection",
-        choices=("weighted", "per-client"),
+        choices=SELECTIONS,
         default="weighted",
         help="test every client at the best weighted validation round, or each "
         "at its own best one among the improving rounds (FedLU's code)",

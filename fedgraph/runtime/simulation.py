@@ -59,7 +59,7 @@ def _load_models_state(
 
 def checkpoint_hooks(
     ckpt: Path, strategy: Strategy, clients: Mapping[int, Client]
-) -> tuple[Callable[[LoopState, bool, list[int] | None], None], Callable[[], None]]:
+) -> tuple[Callable[[LoopState, bool, list[int]], None], Callable[[], None]]:
     r"""The ``checkpoint`` hook (after every round: ``best.pt`` when the
     round is the new best or some clients keep their state of this round,
     then ``last.pt``) and the ``load_best`` hook (reloads ``best.pt``) of
@@ -69,9 +69,7 @@ def checkpoint_hooks(
     empty: the Flower server checkpoints the strategy and the loop while its
     clients save their own states on their nodes."""
 
-    def save(state: LoopState, improved: bool, kept: list[int] | None = None) -> None:
-        if kept is None:  # a caller without per-client selection
-            kept = list(clients) if improved else []
+    def save(state: LoopState, improved: bool, kept: list[int]) -> None:
         here = [c for c in kept if c in clients]
         if improved and len(here) == len(clients):
             atomic_torch_save(_models_state(strategy, clients), ckpt / BEST)
@@ -119,9 +117,8 @@ def resume_loop_state(
         finished=last["finished"],
         best_value=last["best_value"],
         bad=last["bad"],
-        client_best=dict(
-            last.get("client_best", {})
-        ),  # absent before per-client selection
+        # absent from checkpoints of runs with one best round for all clients
+        client_best=dict(last.get("client_best", {})),
         result=SimulationResult(**last["result"]),
         ledger=ledger,
     )
@@ -211,7 +208,7 @@ def run_simulation(
         raise ValueError(f"`eval_every` must be positive (got {eval_every})")
     if resume and checkpoint_dir is None:
         raise ValueError("`resume=True` needs a `checkpoint_dir`")
-    save: Callable[[LoopState, bool, list[int] | None], None] | None = None
+    save: Callable[[LoopState, bool, list[int]], None] | None = None
     load_best: Callable[[], None] | None = None
     start: LoopState | None = None
     if checkpoint_dir is not None:

@@ -62,7 +62,7 @@ class InProcessTransport(Transport):
 
     def __init__(self, clients: Mapping[int, Client]) -> None:
         self.clients = dict(clients)
-        self._best: dict[int, Any] | None = None
+        self._best: dict[int, Any] = {}  # client id -> its best-round state
 
     def client_ids(self) -> list[int]:
         return sorted(int(c) for c in self.clients)
@@ -83,17 +83,14 @@ class InProcessTransport(Transport):
     def keep_best(
         self, server_round: int, clients: Sequence[int] | None = None
     ) -> None:
-        if self._best is None:
-            self._best = {}
         for c in self.client_ids() if clients is None else clients:
             # deep copies: a state_dict may alias live tensors (optimiser moments)
             self._best[c] = copy.deepcopy(self.clients[c].state_dict())
 
     def restore_best(self) -> None:
-        missing = [c for c in self.client_ids() if c not in (self._best or {})]
+        missing = [c for c in self.client_ids() if c not in self._best]
         if missing:  # pragma: no cover - guarded by best_round > 0
             raise RuntimeError(f"No best-round states were kept for clients {missing}")
-        assert self._best is not None
         for c, cl in self.clients.items():
             cl.load_state_dict(self._best[c])
 

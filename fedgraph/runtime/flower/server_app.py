@@ -169,9 +169,10 @@ def _checkpointing(
         start = resume_loop_state(ckpt / LAST, strategy, {})
         transport.register(resume_round=start.round)
         res = start.result
-        transport.best_rounds = dict(res.client_best_rounds) or {
-            c: res.best_round for c in transport.client_ids() if res.best_round > 0
-        }
+        if res.client_best_rounds:  # per-client selection
+            transport.best_rounds = dict(res.client_best_rounds)
+        elif res.best_round > 0:
+            transport.keep_best(res.best_round)
     return {"checkpoint": checkpoint, "load_best": restore_best, "start": start}
 
 

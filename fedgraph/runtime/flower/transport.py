@@ -123,8 +123,11 @@ class GridTransport(Transport):
     def _control(
         self, server_round: int, client: int | None = None, **extra: int | bool
     ) -> dict[str, int | bool]:
-        best = self.best_rounds.get(client, 0) if client is not None else 0
-        out = {SERVER_ROUND: server_round, BEST_ROUND: best, **extra}
+        out = {
+            SERVER_ROUND: server_round,
+            BEST_ROUND: self.best_rounds.get(client, 0),  # 0: none yet / unknown
+            **extra,
+        }
         if self.checkpoint:
             out[CHECKPOINT] = True
         return out
