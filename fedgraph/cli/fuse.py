@@ -16,10 +16,8 @@ fusion is local.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
-from typing import Any
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -78,87 +76,41 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _single_settings(
-    path: Path | None, single_dir: Path, meta: dict[str, Any]
-) -> dict[str, Any]:
-    r"""The model, width and margin of the Independent models."""
-    path = path if path is not None else single_dir / "results.json"
-    if not path.is_file():
-        return {
-            "model": meta["model"],
-            "dim": int(meta["dim"]),
-            "gamma": float(meta["gamma"]),
-            "from": "the federated run (no Independent results file)",
-        }
-    s = json.loads(path.read_text()).get("settings", {})
-    if s.get("setting", "independent") != "independent":
-        raise ValueError(f"`--single-results` {path} is a {s.get('setting')!r} run")
-    return {
-        "model": s.get("model", meta["model"]),
-        "dim": int(s.get("hidden_channels", meta["dim"])),
-        "gamma": float(s.get("gamma", meta["gamma"])),
-        "from": str(path),
-    }
-
-
-def load_single_models(
-    single_dir: Path, fed: Any, settings: dict[str, Any]
-) -> dict[int, Any]:
-    r"""Each client's best Independent model from ``single_dir/trainerK.pt``
-    (:class:`~fedgraph.runtime.kge_trainer.KGETrainer` checkpoints)."""
-    import torch
-
-    from fedgraph.models.kge import resolve_model
-
-    models = {}
-    for shard in fed.shards:
-        c = shard.client_id
-        path = single_dir / f"trainer{c}.pt"
-        if not path.is_file():
-            raise FileNotFoundError(
-                f"{path} not found: `--single` must hold the Independent run's "
-                f"trainerK.pt of each of the {len(fed.shards)} clients"
-            )
-        state = torch.load(path, weights_only=False)
-        weights = state["best_state"] if state.get("best_state") else state["model"]
-        model = resolve_model(
-            settings["model"],
-            shard.num_entities,
-            shard.num_relations,
-            settings["dim"],
-            gamma=settings["gamma"],
-        )
-        try:
-            model.load_state_dict(weights)
-        except RuntimeError as exc:
-            raise ValueError(
-                f"{path} does not fit client {c} ({shard.num_entities} entities, "
-                f"{shard.num_relations} relations, {settings['model']} dim "
-                f"{settings['dim']}): is it the same partition and model? "
-                f"({str(exc).splitlines()[0]})"
-            ) from None
-        models[c] = model
-    return models
-
-
 def run(args: argparse.Namespace) -> int:
     import torch
 
     from fedgraph.cli.train import load_trained_run
     from fedgraph.eval import write_results
-    from fedgraph.federated.fusion import fuse_and_evaluate
+    from fedgraph.federated.fusion import (
+        FusionSettings,
+        fuse_and_evaluate,
+        load_single_model,
+        single_model_settings,
+    )
 
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     if args.epochs < 0:
         raise ValueError(f"`--epochs` must be 0 or more (got {args.epochs})")
+    opts = FusionSettings(
+        epochs=args.epochs,
+        lr=args.lr,
+        fit_on=args.fit_on,
+        batch_size=args.batch_size,
+        num_negatives=args.num_negatives,
+        margin=args.margin,
+        seed=args.seed,
+    )
     if not args.single.is_dir():
         raise FileNotFoundError(f"`--single` folder {args.single} does not exist")
     meta, _, fed, strategy, clients, which_round = load_trained_run(
         args.run_dir, args.checkpoint, data=args.data
     )
-    single_settings = _single_settings(args.single_results, args.single, meta)
-    single = load_single_models(args.single, fed, single_settings)
+    single_settings = single_model_settings(args.single, meta, args.single_results)
+    single = {
+        s.client_id: load_single_model(args.single, s, single_settings)
+        for s in fed.shards
+    }
     # the federated model each client was tested with (FedE: the global rows)
     ids = sorted(clients)
     payloads = strategy.configure_evaluate(0, ids, split="test")
@@ -168,13 +120,9 @@ def run(args: argparse.Namespace) -> int:
         clients,
         single,
         federated,
-        fit_split=args.fit_on,
-        seed=args.seed,
-        epochs=args.epochs,
-        lr=args.lr,
-        batch_size=args.batch_size,
-        num_negatives=args.num_negatives,
-        margin=args.margin,
+        fit_split=opts.fit_on,
+        seed=opts.seed,
+        **opts.fit_kwargs(),
     )
     seconds = time.perf_counter() - t0
     out = args.results or args.run_dir / "fusion" / "results.json"

@@ -26,6 +26,7 @@ from fedgraph.data import load_dataset  # noqa: E402
 from fedgraph.data.knowledge_graph import KnowledgeGraph  # noqa: E402
 from fedgraph.federated import Payload  # noqa: E402
 from fedgraph.federated.fedlu import FedLU  # noqa: E402
+from fedgraph.federated.fusion import FusionSettings  # noqa: E402
 from fedgraph.federated.kge_setup import KGESettings, build_kge_federation  # noqa: E402
 from fedgraph.partition import save_partition  # noqa: E402
 from fedgraph.partition.shard import FederatedKG, KGShard  # noqa: E402
@@ -391,12 +392,19 @@ def test_unknown_algorithm_names_the_key(partition, tmp_path):
             0.5,
             "`extra.sync_interval` must be an integer",
         ),
+        ("fede", "fusion.fit-on", "test", "`fusion.fit-on` must be 'valid' or"),
+        ("fede", "fusion.epochs", 2.5, "`fusion.epochs` must be an integer"),
+        ("fede", "fusion.enable", True, "Unknown run-config key `fusion.enable`"),
     ],
 )
 def test_run_config_errors_name_the_key(algorithm, key, value, message):
     with pytest.raises(ValueError, match=message):
         FlowerRunSettings.from_run_config(
-            {"data": "x", "algorithm": algorithm, key: value}
+            {"data": "x", "algorithm": algorithm, key: value, "fusion.enabled": True}
+        )
+    with pytest.raises(ValueError, match="`fusion.enabled` needs `test = true`"):
+        FlowerRunSettings.from_run_config(
+            {"data": "x", "algorithm": "fede", "fusion.enabled": True, "test": False}
         )
 
 
@@ -423,10 +431,19 @@ def test_example_apps_list_every_key_flower_may_override(app):
         rgcn.RGCNRunSettings.from_run_config(listed)
         return
     extra = {f"extra.{k}" for k in known_extra_settings()}
-    assert set(listed) == {*kge_config.LOOP_KEYS, *kge_config.SETTINGS_KEYS, *extra}
+    fusion = {f"fusion.{k}" for k in kge_config.FUSION_KEYS}
+    assert set(listed) == {
+        *kge_config.LOOP_KEYS,
+        *kge_config.SETTINGS_KEYS,
+        *extra,
+        *fusion,
+    }
     # its defaults are those of `fedgraph train` (data and out are examples)
     parsed = FlowerRunSettings.from_run_config(listed)
     assert parsed.settings == KGESettings(extra=parsed.settings.extra)
+    assert parsed.fusion is None  # off, with `fedgraph fuse`'s defaults:
+    on = FlowerRunSettings.from_run_config({**listed, "fusion.enabled": True})
+    assert on.fusion == FusionSettings()
     reference = FlowerRunSettings("x", "fede", KGESettings())
     for key, name in kge_config.LOOP_KEYS.items():
         if key not in ("data", "algorithm", "out"):
@@ -592,6 +609,73 @@ def test_checkpoint_run_config_errors(extra, message):
     cfg = {"data": "x", "algorithm": "fede", **extra}
     with pytest.raises(ValueError, match=message):
         FlowerRunSettings.from_run_config(cfg)
+
+
+# ---------------------------------------------------------------- fusion
+FUSION = {"epochs": 5, "lr": 0.1, "batch-size": 8, "num-negatives": 4, "seed": 3}
+
+
+def _cli_runs(partition, root):
+    r"""``fedgraph train`` (FedE, checkpointed) and its Independent baseline
+    with the module's settings, then ``fedgraph fuse``: the simulation's
+    fusion results."""
+    from fedgraph.cli.main import main
+
+    common = ["--data", str(partition), "--rounds", str(ROUNDS), "--quiet"]
+    common += ["--eval-every", str(EVAL_EVERY), "--dim", "8", "--gamma", "4"]
+    common += ["--lr", "0.01", "--batch-size", "16", "--num-negatives", "4"]
+    common += ["--seed", "0"]
+    fed = ["--algorithm", "fede", "--local-epochs", "1"]
+    assert main(["train", *common, *fed, "--out", str(root / "sim")]) == 0
+    single = ["--algorithm", "independent", "--out", str(root / "single")]
+    assert main(["train", *common, *single]) == 0
+    opts = [f"--{k}={v}" for k, v in FUSION.items()]
+    assert (
+        main(["fuse", str(root / "sim"), "--single", str(root / "single"), *opts]) == 0
+    )
+    return json.loads((root / "sim" / "fusion" / "results.json").read_text())
+
+
+def test_fusion_on_flower_equals_fedgraph_fuse_on_the_simulation(partition, tmp_path):
+    expected = _cli_runs(partition, tmp_path)
+    cfg = run_config(
+        partition,
+        "fede",
+        tmp_path / "flower",
+        **{"fusion.enabled": True, **{f"fusion.{k}": v for k, v in FUSION.items()}},
+    )
+    nodes = [
+        {"partition-id": i, "single-dir": str(tmp_path / "single")} for i in range(3)
+    ]
+    grid = LocalGrid(client_app, nodes, cfg)
+    strategy, res = run_server(grid, cfg)
+    flower = json.loads((tmp_path / "flower" / "results.json").read_text())
+    sim = json.loads((tmp_path / "sim" / "results.json").read_text())
+    assert flower["weighted"] == sim["weighted"]  # the same federated run ...
+    got = json.loads((tmp_path / "flower" / "fusion" / "results.json").read_text())
+    # ... and the same fusion, each client fitting its layer on its own node
+    for key in ("weighted", "weighted_single", "weighted_federated", "clients"):
+        assert got[key] == expected[key], key
+    assert got["weighted_federated"]["mrr"] == sim["weighted"]["mrr"]
+    assert got["weighted"] != got["weighted_federated"]  # the layer was fitted
+    assert all(c["fusion"]["fit_loss"] is not None for c in got["clients"])
+    # the exchange's traffic: the test pass's payloads down (none with FedE's
+    # `evaluate_with="local"`: each client tests its own table), sums up
+    sent = strategy.configure_evaluate(res.best_round, [0, 1, 2], "test")
+    assert got["comm"]["params_down"] == sum(p.num_params() for p in sent.values())
+    assert got["comm"]["params_up"] == 0
+    assert got["comm"]["messages_up"] == got["comm"]["messages_down"] == 3
+    assert got["settings"]["fusion"]["epochs"] == FUSION["epochs"]
+
+
+def test_fusion_without_a_single_dir_names_the_node_config_key(partition, tmp_path):
+    cfg = run_config(partition, "fede", tmp_path / "out", **{"fusion.enabled": True})
+    grid = LocalGrid(client_app, [{"partition-id": i} for i in range(3)], cfg)
+    with pytest.raises(ClientReplyError, match="query.fuse.*`single-dir`"):
+        run_server(grid, cfg)
+    # the federated run itself finished and was written before the fusion step
+    assert json.loads((tmp_path / "out" / "results.json").read_text())["weighted"]
+    assert not (tmp_path / "out" / "fusion").exists()
 
 
 def test_node_snapshots_keep_the_two_newest_and_restore_up_to_a_round(tmp_path):

@@ -12,7 +12,9 @@ loaded from and written back to ``context.state``
 * ``"client"``: the current state, written after registration and ``fit``;
 * ``"candidate"``: the state evaluated on ``"valid"`` (with its round);
 * ``"best"``: the candidate of the round the server reports as best
-  (control key ``"best-round"``), evaluated on ``"test"`` at the end.
+  (control key ``"best-round"``), evaluated on ``"test"`` at the end (and
+  fused with the node's single-KG model when the run config asks for FedE's
+  model fusion, :func:`fuse_on_node`).
 
 The read-only data (the partition) is cached per process: it never changes
 during a run, so a cache can only save reloading it.
@@ -26,7 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from fedgraph.federated.base import Client
-from fedgraph.runtime.flower.config import FlowerRunSettings, node_device, partition_id
+from fedgraph.federated.payload import Payload
+from fedgraph.runtime.flower.config import (
+    FlowerRunSettings,
+    node_device,
+    partition_id,
+    single_dir,
+)
 from fedgraph.runtime.flower.protocol import (
     BEST_ROUND,
     CHECKPOINT,
@@ -105,6 +113,48 @@ def state_dir(cfg: Any, node_config: Any, cid: int) -> Path:
     return Path(root) / name / f"client{cid}"
 
 
+def fuse_on_node(
+    client: Client, payload: Payload, cfg: FlowerRunSettings, node_config: Any
+) -> Payload:
+    r"""FedE's model fusion (FedE §2.2.3) on this node: the model ``client``
+    is tested with for ``payload`` (its federated model) and its single-KG
+    model from the node config's ``single-dir`` (``trainerK.pt``; model,
+    width and margin from ``results.json`` there, else the run's) are fused
+    by a linear layer fitted on the client's own triples
+    (:func:`~fedgraph.federated.fusion.fuse_client`, options from the run
+    config's ``fusion.*``). Nothing but the three models' test sums and the
+    layer's four numbers leave the node."""
+    from fedgraph.federated.fusion import (
+        fuse_client,
+        fusion_to_metrics,
+        load_single_model,
+        single_model_settings,
+    )
+
+    opts = cfg.fusion
+    if opts is None:
+        raise RuntimeError(
+            "The server asked for model fusion but this run config does not set "
+            "`fusion.enabled = true`: server and nodes run different configs."
+        )
+    folder = single_dir(node_config)
+    s = cfg.settings
+    model_settings = single_model_settings(
+        folder, {"model": s.model, "dim": s.dim, "gamma": s.gamma}
+    )
+    single = load_single_model(folder, client.shard, model_settings)
+    federated = client.evaluation_model(payload)
+    row, states = fuse_client(
+        client,
+        single,
+        federated,
+        fit_split=opts.fit_on,
+        seed=opts.seed,
+        **opts.fit_kwargs(),
+    )
+    return Payload(metrics=fusion_to_metrics(row, states), num_examples=row["n_test"])
+
+
 def _promote(records: Any, control: dict[str, Any]) -> None:
     best = int(control.get(BEST_ROUND, 0))
     if (
@@ -155,6 +205,18 @@ def make_client_app(
             )
         return client, cid, payload, control, cfg
 
+    def use_best(client: Client, cid: int, control: dict, context: Context) -> None:
+        if not control.get(USE_BEST):
+            return
+        best = load_state(context.state, BEST)
+        if best is None:
+            raise RuntimeError(
+                f"Client {cid} was asked for its best-round state (round "
+                f"{control.get(BEST_ROUND)}) but kept none: was the node "
+                "restarted during the run?"
+            )
+        client.load_state_dict(best)
+
     def reply(
         message: Message,
         context: Context,
@@ -199,19 +261,18 @@ def make_client_app(
     @app.evaluate()
     def evaluate(message: Message, context: Context) -> Message:
         client, cid, payload, control, cfg = setup(message, context)
-        if control.get(USE_BEST):
-            best = load_state(context.state, BEST)
-            if best is None:
-                raise RuntimeError(
-                    f"Client {cid} was asked for its best-round state (round "
-                    f"{control.get(BEST_ROUND)}) but kept none: was the node "
-                    "restarted during the run?"
-                )
-            client.load_state_dict(best)
+        use_best(client, cid, control, context)
         out = client.evaluate(payload)
         if control.get(SNAPSHOT):
             rnd = int(control.get(SERVER_ROUND, 0))
             save_state(context.state, CANDIDATE, client.state_dict(), round=rnd)
+        return reply(message, context, cfg, control, cid, out)
+
+    @app.query("fuse")
+    def fuse(message: Message, context: Context) -> Message:
+        client, cid, payload, control, cfg = setup(message, context)
+        use_best(client, cid, control, context)
+        out = fuse_on_node(client, payload, cfg, context.node_config)
         return reply(message, context, cfg, control, cid, out)
 
     return app
@@ -220,4 +281,10 @@ def make_client_app(
 #: The ``ClientApp`` of ``[tool.flwr.app.components] clientapp``.
 app = make_client_app()
 
-__all__ = ["app", "make_client_app", "build_kge_client", "load_federation"]
+__all__ = [
+    "app",
+    "make_client_app",
+    "build_kge_client",
+    "fuse_on_node",
+    "load_federation",
+]

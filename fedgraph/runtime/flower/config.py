@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fedgraph.federated.fusion import FusionSettings
 from fedgraph.federated.kge_setup import KGESettings
 from fedgraph.registry import resolve_device
 from fedgraph.runtime.loop import SELECTIONS
@@ -62,6 +63,21 @@ LOOP_KEYS = {
 }
 
 EXTRA_PREFIX = "extra."
+
+#: run-config key → field of the model-fusion step (FedE §2.2.3,
+#: :class:`~fedgraph.federated.fusion.FusionSettings`; ``fusion.enabled``
+#: switches it on).
+FUSION_PREFIX = "fusion."
+FUSION_KEYS = {
+    "enabled": "enabled",
+    "epochs": "epochs",
+    "lr": "lr",
+    "fit-on": "fit_on",
+    "batch-size": "batch_size",
+    "num-negatives": "num_negatives",
+    "margin": "margin",
+    "seed": "seed",
+}
 
 
 def normalize_algorithm(name: str) -> str:
@@ -123,6 +139,13 @@ class FlowerRunSettings:
             (default: :obj:`False`)
         run_name (str): names the clients' state folders; required with
             ``checkpoint_dir``. (default: ``""``)
+        fusion (FusionSettings, optional): FedE's model fusion after the test
+            pass (run-config keys ``fusion.*``; ``None``: no fusion step).
+            Each client fuses its tested model with its own single-KG model
+            from its node config's ``single-dir`` and reports the three
+            models' test metrics; the server writes ``out/fusion/results.json``
+            (:func:`~fedgraph.runtime.flower.server_app.run_server`).
+            (default: :obj:`None`)
     """
 
     data: str
@@ -144,6 +167,7 @@ class FlowerRunSettings:
     checkpoint_dir: str = ""
     resume: bool = False
     run_name: str = ""
+    fusion: FusionSettings | None = None
 
     @classmethod
     def from_run_config(cls, run_config: Mapping[str, Any]) -> FlowerRunSettings:
@@ -162,6 +186,7 @@ class FlowerRunSettings:
         loop: dict[str, Any] = {}
         settings: dict[str, Any] = {}
         extra: dict[str, Any] = {}
+        fusion: dict[str, Any] = {}
         for key, value in run_config.items():
             if key in LOOP_KEYS:
                 name = LOOP_KEYS[key]
@@ -173,8 +198,13 @@ class FlowerRunSettings:
                 settings[name] = _cast(key, value, getattr(base, name))
             elif key.startswith(EXTRA_PREFIX) and len(key) > len(EXTRA_PREFIX):
                 extra[key[len(EXTRA_PREFIX) :]] = value
+            elif key[len(FUSION_PREFIX) :] in FUSION_KEYS and key.startswith(
+                FUSION_PREFIX
+            ):
+                fusion[key[len(FUSION_PREFIX) :]] = value
             else:
-                known = sorted([*LOOP_KEYS, *SETTINGS_KEYS]) + ["extra.NAME"]
+                known = sorted([*LOOP_KEYS, *SETTINGS_KEYS])
+                known += [FUSION_PREFIX + k for k in FUSION_KEYS] + ["extra.NAME"]
                 raise ValueError(
                     f"Unknown run-config key `{key}` (known keys: {known}); "
                     "fix [tool.flwr.app.config] or --run-config."
@@ -203,7 +233,11 @@ class FlowerRunSettings:
                 )
             default = extra_settings[owners[0]][key]
             extra[key] = _cast(EXTRA_PREFIX + key, value, default)
-        out = cls(settings=KGESettings(**settings, extra=extra), **loop)
+        out = cls(
+            settings=KGESettings(**settings, extra=extra),
+            fusion=parse_fusion(fusion),
+            **loop,
+        )
         out.validate()
         return out
 
@@ -225,6 +259,11 @@ class FlowerRunSettings:
             raise ValueError(
                 f"Run-config key `selection` must be one of {list(SELECTIONS)} "
                 f"(got {self.selection!r})"
+            )
+        if self.fusion is not None and not self.test:
+            raise ValueError(
+                "Run-config key `fusion.enabled` needs `test = true` (the clients "
+                "fuse the models they were tested with)"
             )
         if self.resume and not self.checkpoint_dir:
             raise ValueError("Run-config key `resume` needs `checkpoint-dir`")
@@ -275,6 +314,43 @@ class FlowerRunSettings:
         return out
 
 
+def parse_fusion(values: Mapping[str, Any]) -> FusionSettings | None:
+    r"""The ``fusion.*`` run-config keys (without the prefix) → the fusion
+    step's settings, or ``None`` unless ``fusion.enabled`` is true. Wrong
+    types and values raise a :class:`ValueError` naming the key."""
+    defaults = {"enabled": False, **dataclasses.asdict(FusionSettings())}
+    cast = {
+        k: _cast(FUSION_PREFIX + k, v, defaults[FUSION_KEYS[k]])
+        for k, v in values.items()
+    }
+    if not cast.pop("enabled", False):
+        return None
+    try:
+        return FusionSettings(**{FUSION_KEYS[k]: v for k, v in cast.items()})
+    except ValueError as exc:  # name the run-config key, not the field
+        msg = str(exc)
+        for key, name in FUSION_KEYS.items():
+            msg = msg.replace(f"`{name}`", f"Run-config key `{FUSION_PREFIX}{key}`")
+        raise ValueError(msg) from None
+
+
+def single_dir(node_config: Mapping[str, Any]) -> str:
+    r"""The node-local folder of this client's single-KG (Independent) model
+    for the fusion step (``--node-config "partition-id=K
+    single-dir='/path'"``: ``trainerK.pt`` and, for its model settings,
+    ``results.json``)."""
+    value = node_config.get("single-dir") if hasattr(node_config, "get") else None
+    if not isinstance(value, str) or not value:
+        raise ValueError(
+            "This run fuses each client's model with its single-KG model "
+            "(run config `fusion.enabled`), so every SuperNode needs node-config "
+            "key `single-dir`, the folder of its Independent model: "
+            '--node-config "partition-id=K '
+            "single-dir='/path/to/independent'\" (holding trainerK.pt)"
+        )
+    return value
+
+
 def node_device(node_config: Mapping[str, Any]) -> str:
     r"""Where this SuperNode's client trains and ranks (``--node-config
     "partition-id=K device='cuda'"``; default ``"cpu"``): a node's hardware
@@ -306,4 +382,11 @@ def partition_id(node_config: Mapping[str, Any], num_clients: int) -> int:
     return int(value)
 
 
-__all__ = ["FlowerRunSettings", "partition_id", "node_device", "normalize_algorithm"]
+__all__ = [
+    "FlowerRunSettings",
+    "partition_id",
+    "node_device",
+    "single_dir",
+    "parse_fusion",
+    "normalize_algorithm",
+]

@@ -17,6 +17,11 @@ Message types (Flower's ``"<category>.<action>"``):
   payload; the reply is the client's ``fit`` payload.
 * ``"evaluate"``: a ``configure_evaluate`` payload; the reply is the
   client's ``evaluate`` payload (mergeable metric sums).
+* ``"query.fuse"`` (run config ``fusion.enabled``, after the test pass): the
+  test pass's ``configure_evaluate`` payload again; the client fuses the
+  model it was tested with and its own single-KG model (FedE §2.2.3) and
+  replies with the three models' mergeable test sums and its fitted layer
+  (:func:`~fedgraph.federated.fusion.fusion_to_metrics`).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from fedgraph.federated.records import payload_to_recorddict, recorddict_to_payl
 REGISTER = "query.register"
 TRAIN = "train"
 EVALUATE = "evaluate"
+FUSE = "query.fuse"
 
 #: name of the control record in a message's ``RecordDict``.
 CONTROL = "fedgraph"
@@ -74,6 +80,7 @@ __all__ = [
     "REGISTER",
     "TRAIN",
     "EVALUATE",
+    "FUSE",
     "CONTROL",
     "SERVER_ROUND",
     "BEST_ROUND",

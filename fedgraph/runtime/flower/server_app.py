@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
-from logging import INFO
+from logging import INFO, WARNING
 from pathlib import Path
 from typing import Any
 
@@ -135,12 +135,90 @@ def run_server(
     )
     if stop_after is not None and _interrupted(res, cfg):
         return strategy, res
+    from flwr.common.logger import log
+
     if cfg.out:
         path = write_outputs(cfg.out, cfg, strategy, res)
-        from flwr.common.logger import log
-
         log(INFO, f"[fedgraph] test {json.dumps(res.test)}; results in {path}")
+    if getattr(cfg, "fusion", None) is not None:
+        if not res.test:
+            log(WARNING, "[fedgraph] no model fusion: the run tested no round")
+        else:
+            fused = fuse_clients(strategy, transport, res.best_round, cfg.fusion)
+            line = "[fedgraph] fusion: test mrr single {:.4f}, federated {:.4f}, "
+            line = (line + "fused {:.4f}").format(
+                *(fused[k]["mrr"] for k in FUSED_KEYS)
+            )
+            if cfg.out:
+                path = write_fusion(cfg.out, cfg, fused)
+                line += f"; results in {path}"
+            log(INFO, line)
     return strategy, res
+
+
+#: :func:`fuse_clients`' merged metrics, in the order the log prints them.
+FUSED_KEYS = ("weighted_single", "weighted_federated", "weighted")
+
+
+def fuse_clients(
+    strategy: Strategy, transport: GridTransport, server_round: int, opts: Any
+) -> dict[str, Any]:
+    r"""FedE's model fusion (FedE §2.2.3) over the grid, after the test pass:
+    every client is sent the test pass's payload again and fuses the model
+    it was tested with and its node's single-KG model
+    (:func:`~fedgraph.runtime.flower.client_app.fuse_on_node`); the replies
+    merge into :func:`~fedgraph.federated.fusion.fuse_and_evaluate`'s result
+    (the numbers ``fedgraph fuse`` computes from a simulation's checkpoint),
+    plus ``"comm"``, the exchange's own traffic, and ``"seconds"``."""
+    import time
+
+    from fedgraph.federated.comm import CommLedger
+    from fedgraph.federated.fusion import fusion_from_metrics, summarize_fusion
+
+    ids = transport.client_ids()
+    payloads = strategy.configure_evaluate(server_round, ids, "test")
+    ledger = CommLedger()
+    for c, p in payloads.items():
+        ledger.record(server_round, c, "down", p)
+    t0 = time.perf_counter()
+    replies = transport.fuse(server_round, payloads)
+    seconds = time.perf_counter() - t0
+    for c, r in replies.items():
+        ledger.record(server_round, c, "up", r)
+    parts = [fusion_from_metrics(c, replies[c].metrics) for c in sorted(replies)]
+    return {
+        **summarize_fusion(parts),
+        "comm": ledger.totals(),
+        "seconds": seconds,
+        "round": server_round,
+    }
+
+
+def write_fusion(out: str | os.PathLike[str], cfg: Any, fused: dict[str, Any]) -> Path:
+    r"""``OUT/fusion/results.json`` in ``fedgraph fuse``'s format: the fused
+    model as ``weighted`` and per client, the single and federated models as
+    ``weighted_single`` / ``weighted_federated`` and per client."""
+    from fedgraph.eval import write_results
+
+    opts = cfg.fusion
+    settings = {
+        **cfg.to_dict(),
+        "runtime": "flower",
+        "checkpoint": f"round {fused['round']} (the tested round)",
+        "single": "each node's `single-dir` (node config)",
+        "seconds": fused["seconds"],
+    }
+    return write_results(
+        Path(out) / "fusion" / "results.json",
+        weighted=fused["weighted"],
+        weighted_single=fused["weighted_single"],
+        weighted_federated=fused["weighted_federated"],
+        clients=fused["clients"],
+        rounds=opts.epochs,  # of the fusion layer's fitting
+        seconds_per_round=fused["seconds"] / max(1, opts.epochs),
+        comm=fused["comm"],
+        settings=settings,
+    )
 
 
 def _checkpointing(
@@ -212,4 +290,6 @@ __all__ = [
     "run_server",
     "build_kge_strategy",
     "write_outputs",
+    "fuse_clients",
+    "write_fusion",
 ]

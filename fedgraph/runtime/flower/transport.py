@@ -12,6 +12,7 @@ from fedgraph.runtime.flower.protocol import (
     BEST_ROUND,
     CHECKPOINT,
     EVALUATE,
+    FUSE,
     PARTITION_ID,
     REGISTER,
     RESUME_ROUND,
@@ -208,6 +209,15 @@ class GridTransport(Transport):
                 USE_BEST: self.use_best,
             },
         )
+
+    def fuse(
+        self, server_round: int, payloads: Mapping[int, Payload]
+    ) -> dict[int, Payload]:
+        r"""FedE's model-fusion step on every client of ``payloads`` (the test
+        pass's payloads): each fuses the state it was tested with (its best
+        round's, when the run tested one) with its single-KG model; the
+        replies carry :func:`~fedgraph.federated.fusion.fusion_to_metrics`."""
+        return self._exchange(FUSE, server_round, payloads, **{USE_BEST: self.use_best})
 
     def keep_best(
         self, server_round: int, clients: Sequence[int] | None = None
