@@ -112,7 +112,8 @@ lane_a() {
   #   fedlu_gated C3                            (session 8)
   # FedProx R3 with FedLU's sum (runs/fedlu-r3-fedprox-transe, CPU, round 12)
   # replaced by the GPU run of session 9 (round 118, valid 18.67; not finished)
-  fedprox_mean R3
+  #   fedprox_mean R3                           (sessions 10-12, both cores:
+  #     stopped by hand at round 130, as FedE R3 at 110)
   federated R3 fedec
   fedlu_gated R3
 }
