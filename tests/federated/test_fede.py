@@ -7,7 +7,12 @@ from fedlu_toy import toy_federation
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.federated import FedE, FedEC, FedEProx, Payload
-from fedgraph.federated.kge_client import KGEClient, contrastive_term, proximal_term
+from fedgraph.federated.kge_client import (
+    KGEClient,
+    contrastive_direction,
+    contrastive_term,
+    proximal_term,
+)
 from fedgraph.federated.kge_setup import KGESettings, build_kge_federation, check_extra
 from fedgraph.models.kge import TransE
 from fedgraph.models.losses import KGELoss
@@ -183,6 +188,48 @@ def test_proximal_and_contrastive_terms_by_hand():
     s_l = (0.0 + 0.0) / 2 / 0.2
     ref = -0.3 * np.log(np.exp(s_g) / (np.exp(s_g) + np.exp(s_l)))
     assert contrastive_term(e, g, prev, 0.3, 0.2).item() == pytest.approx(ref, rel=1e-6)
+    with pytest.raises(ValueError, match="`direction`"):
+        contrastive_term(e, g, None, 0.3, 0.2)
+
+
+def _two_cosines(table, positive, negative, mu, tau):
+    s_g = torch.nn.functional.cosine_similarity(table, positive, dim=-1).mean()
+    s_l = torch.nn.functional.cosine_similarity(table, negative, dim=-1).mean()
+    return mu * torch.nn.functional.softplus((s_l - s_g) / tau)
+
+
+def test_contrastive_term_gradient_is_the_two_cosine_gradient():
+    gen = torch.Generator().manual_seed(0)
+    w = torch.randn(40, 8, generator=gen, dtype=torch.float64)
+    w[3] = 0.0  # a zero row: cosine_similarity's clamp, no NaN
+    pos = w + 0.1 * torch.randn(40, 8, generator=gen, dtype=torch.float64)
+    neg = w + 0.1 * torch.randn(40, 8, generator=gen, dtype=torch.float64)
+    d = contrastive_direction(pos, neg)
+    # the hand-written backward against finite differences
+    w_live = w.clone()
+    w_live[3] = 1.0
+    assert torch.autograd.gradcheck(
+        lambda t: contrastive_term(t, None, None, 0.3, 0.2, direction=d),
+        (w_live.requires_grad_(),),
+    )
+    # value and gradient equal the two-cosine definition, zero row included
+    a = w.clone().requires_grad_()
+    b = w.clone().requires_grad_()
+    fast = contrastive_term(a, pos, neg, 0.3, 0.2)
+    ref = _two_cosines(b, pos, neg, 0.3, 0.2)
+    fast.backward()
+    ref.backward()
+    assert fast.item() == pytest.approx(ref.item(), rel=1e-12)
+    torch.testing.assert_close(a.grad, b.grad, rtol=1e-9, atol=1e-15)
+    assert torch.isfinite(a.grad).all()
+    # float32, the tables a round apart: closer to float64 than two cosines
+    w32 = (0.05 * torch.randn(500, 64, generator=gen)).requires_grad_()
+    p32 = w32.detach() + 1e-4 * torch.randn(500, 64, generator=gen)
+    n32 = w32.detach() + 1e-4 * torch.randn(500, 64, generator=gen)
+    exact = _two_cosines(w32.detach().double(), p32.double(), n32.double(), 0.3, 0.2)
+    err_fast = abs(contrastive_term(w32, p32, n32, 0.3, 0.2).item() - exact.item())
+    err_ref = abs(_two_cosines(w32, p32, n32, 0.3, 0.2).item() - exact.item())
+    assert err_fast < 1e-7 and err_fast <= err_ref
 
 
 @pytest.mark.parametrize(
