@@ -114,7 +114,8 @@ lane_a() {
   # replaced by the GPU run of session 9 (round 118, valid 18.67; not finished)
   #   fedprox_mean R3                           (sessions 10-12, both cores:
   #     stopped by hand at round 130, as FedE R3 at 110)
-  federated R3 fedec
+  #   federated R3 fedec                        (sessions 12-13, both cores:
+  #     early-stopped at round 65, best 50)
   fedlu_gated R3
 }
 
