@@ -10,6 +10,8 @@
 #   nohup sh benchmarks/fedlu_queue.sh > runs/queue.log 2>&1 &     # both lanes
 #   nohup sh benchmarks/fedlu_queue.sh b > runs/queue-b.log 2>&1 &  # lane B only
 #   THREADS=2 nohup sh benchmarks/fedlu_queue.sh a > ... &             # one lane, both cores
+#   THREADS=2 nohup sh -c 'sh benchmarks/fedlu_queue.sh a; sh benchmarks/fedlu_queue.sh b' \
+#       > runs/queue.log 2>&1 &                      # lane A, then lane B, both cores
 #   python benchmarks/queue_status.py      # rounds, s/round, validation curve of each run
 #
 # runs/ lives only as long as the checkout: a session that starts from a fresh
