@@ -185,7 +185,8 @@ def test_independent_and_centralized_baselines(tmp_path):
     assert [c["n_test"] for c in doc["clients"]] == n_test
     # weighted by test triples (each ranked as a head and a tail query)
     assert doc["weighted"]["mrr"] == pytest.approx(
-        sum(c["mrr"] * n for c, n in zip(doc["clients"], n_test, strict=True)) / sum(n_test)
+        sum(c["mrr"] * n for c, n in zip(doc["clients"], n_test, strict=True))
+        / sum(n_test)
     )
     assert doc["settings"]["candidates"] == "client-local entities"
     assert (tmp_path / "i" / "trainer1.pt").exists()
