@@ -27,6 +27,13 @@ MU_DISTILL = "distill-mu"
 MU_LOCAL = "distill-mu-local"
 #: config key: weight of the global model's distillation (teacher: local).
 MU_GLOBAL = "distill-mu-global"
+#: config key: how a client starts its local table (see :data:`LOCAL_INITS`).
+LOCAL_INIT = "local-init"
+#: ``"global"``: from the first global rows it receives (FedLU's code:
+#: ``Client.init_model`` gets the server's initial table, so every client's
+#: local table starts in the frame of the global one); ``"own"``: the local
+#: model's own random rows (fedgraph before session 13).
+LOCAL_INITS = ("global", "own")
 #: distillation schedules of :class:`FedLU`.
 SCHEDULES = ("always", "gated")
 #: prefix of the global model's metrics in an evaluation reply.
@@ -41,6 +48,12 @@ def _split_states(
     return LinkPredState.from_dict(local), (
         LinkPredState.from_dict(glob) if glob else None
     )
+
+
+def _check_local_init(value: str) -> str:
+    if value not in LOCAL_INITS:
+        raise ValueError(f"`local_init` must be one of {LOCAL_INITS} (got {value!r})")
+    return value
 
 
 class FedLU(FedE):
@@ -88,6 +101,11 @@ class FedLU(FedE):
             :obj:`20`)
         distill_tol (float, optional): the plateau rule's MRR improvement
             threshold (fraction, not %). (default: :obj:`1e-3`)
+        local_init (str, optional): sent to the clients (``"local-init"``):
+            ``"global"`` starts each client's local table from the first
+            global rows it receives, as FedLU's code does; ``"own"`` from the
+            local model's own random rows (:data:`LOCAL_INITS`). (default:
+            :obj:`"global"`)
     """
 
     def __init__(
@@ -102,6 +120,7 @@ class FedLU(FedE):
         distill_schedule: str = "always",
         distill_wait: int = 20,
         distill_tol: float = 1e-3,
+        local_init: str = "global",
     ) -> None:
         if mu_distill < 0:
             raise ValueError(f"`mu_distill` must be >= 0 (got {mu_distill})")
@@ -110,6 +129,7 @@ class FedLU(FedE):
                 f"`distill_schedule` must be one of {SCHEDULES} "
                 f"(got {distill_schedule!r})"
             )
+        _check_local_init(local_init)
         if distill_wait < 0 or distill_tol < 0:
             raise ValueError(
                 f"`distill_wait` and `distill_tol` must be >= 0 (got "
@@ -127,6 +147,7 @@ class FedLU(FedE):
         self.distill_schedule = distill_schedule
         self.distill_wait = int(distill_wait)
         self.distill_tol = float(distill_tol)
+        self.local_init = local_init
         gated = distill_schedule == "gated"
         #: whether the local model distils from the global one (and back).
         self.global_to_local = not gated
@@ -139,6 +160,7 @@ class FedLU(FedE):
             MU_DISTILL: self.mu_distill,
             MU_LOCAL: self.mu_distill if self.global_to_local else 0.0,
             MU_GLOBAL: self.mu_distill if self.local_to_global else 0.0,
+            LOCAL_INIT: self.local_init,
         }
 
     def on_validation(self, server_round: int, metrics: Mapping[str, float]) -> bool:
@@ -207,6 +229,7 @@ class FedLU(FedE):
         params = super().get_params()
         params.pop("evaluate_with", None)
         params["mu_distill"] = self.mu_distill
+        params["local_init"] = self.local_init
         if self.distill_schedule != "always":
             params.update(
                 distill_schedule=self.distill_schedule,
@@ -227,8 +250,13 @@ class FedLUClient(KGEClient):
     with the roles swapped (:func:`~fedgraph.federated.mutual.mutual_epochs`);
     only the global rows are sent back. The local optimiser persists across
     rounds (the local table is never overwritten); the global optimiser starts
-    afresh each round, as FedLU's code does. Evaluation replies carry the
-    local model's ranking state and the global model's, prefixed ``global:``.
+    afresh each round, as FedLU's code does. At its first round the client
+    also copies the received rows into its local table, unless the server's
+    ``"local-init"`` (or ``local_init``) says ``"own"``: FedLU's code starts
+    the local and the global table of every client from the server's initial
+    table, so the clients' local tables, and the relations trained with them,
+    share the global table's frame. Evaluation replies carry the local
+    model's ranking state and the global model's, prefixed ``global:``.
 
     Args:
         shard (KGShard): the client's data.
@@ -236,14 +264,25 @@ class FedLUClient(KGEClient):
             the global model, a deep copy of it).
         mu_distill (float, optional): used when the server does not send
             ``"distill-mu"``. (default: :obj:`2.0`)
+        local_init (str, optional): used when the server does not send
+            ``"local-init"`` (:data:`LOCAL_INITS`). (default: :obj:`"global"`)
         **kwargs: :class:`~fedgraph.federated.kge_client.KGEClient` options.
     """
 
     def __init__(
-        self, shard: KGShard, model: KGEModel, *, mu_distill: float = 2.0, **kwargs: Any
+        self,
+        shard: KGShard,
+        model: KGEModel,
+        *,
+        mu_distill: float = 2.0,
+        local_init: str = "global",
+        **kwargs: Any,
     ) -> None:
         super().__init__(shard, model, **kwargs)
         self.mu_distill = float(mu_distill)
+        self.local_init = _check_local_init(local_init)
+        #: whether the local table has been started (by :attr:`local_init`)
+        self.local_started = False
         self.global_model = copy.deepcopy(model)
         self.global_model.relation_embedding = model.relation_embedding
         self.global_optimizer = self._global_optimizer()
@@ -261,6 +300,13 @@ class FedLUClient(KGEClient):
 
     def fit(self, payload: Payload) -> Payload:
         self._write_rows(self.global_table, payload)
+        if not self.local_started and ENTITY in payload.arrays:
+            how = _check_local_init(
+                str(payload.config.get(LOCAL_INIT, self.local_init))
+            )
+            if how == "global":
+                self._write_rows(self.model.entity_embedding.weight, payload)
+            self.local_started = True
         self.global_optimizer = self._global_optimizer()
         mu = float(payload.config.get(MU_DISTILL, self.mu_distill))
         mu_local = float(payload.config.get(MU_LOCAL, mu))
@@ -334,6 +380,7 @@ class FedLUClient(KGEClient):
             **super().state_dict(),
             "global_entity": cpu_copy(self.global_table),
             "global_optimizer": cpu_copy(self.global_optimizer.state_dict()),
+            "local_started": self.local_started,
         }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
@@ -342,6 +389,9 @@ class FedLUClient(KGEClient):
             self.global_table.copy_(state["global_entity"])
         self.global_optimizer = self._global_optimizer()
         self.global_optimizer.load_state_dict(state["global_optimizer"])
+        # checkpoints before session 13 lack the flag; they were all written
+        # after a round, when the local table had been started
+        self.local_started = bool(state.get("local_started", True))
 
     def __repr__(self) -> str:
         return (
@@ -350,4 +400,13 @@ class FedLUClient(KGEClient):
         )
 
 
-__all__ = ["FedLU", "FedLUClient", "MU_DISTILL", "MU_LOCAL", "MU_GLOBAL", "GLOBAL"]
+__all__ = [
+    "FedLU",
+    "FedLUClient",
+    "MU_DISTILL",
+    "MU_LOCAL",
+    "MU_GLOBAL",
+    "GLOBAL",
+    "LOCAL_INIT",
+    "LOCAL_INITS",
+]

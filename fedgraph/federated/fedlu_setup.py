@@ -5,7 +5,8 @@ registry of :mod:`fedgraph.federated.kge_setup` (``fedgraph train
 Algorithm settings come from :attr:`KGESettings.extra`: ``mu_distill``
 (FedLU, default 2), ``distill_schedule`` (``always`` or ``gated``),
 ``distill_wait`` (20) and ``distill_tol`` (0.001) (FedLU's distillation
-schedule, :class:`~fedgraph.federated.fedlu.FedLU`), ``p`` and
+schedule, :class:`~fedgraph.federated.fedlu.FedLU`), ``local_init``
+(``global`` or ``own``: where the clients' local tables start), ``p`` and
 ``sync_interval`` (FedS, defaults 0.4 and 4).
 """
 
@@ -41,8 +42,11 @@ def build_fedlu(fed: FederatedKG, s: KGESettings) -> tuple[Strategy, dict[int, C
         distill_schedule=x["distill_schedule"],
         distill_wait=x["distill_wait"],
         distill_tol=x["distill_tol"],
+        local_init=x["local_init"],
     )
-    return strategy, build_clients(fed, s, FedLUClient, mu_distill=x["mu_distill"])
+    return strategy, build_clients(
+        fed, s, FedLUClient, mu_distill=x["mu_distill"], local_init=x["local_init"]
+    )
 
 
 def build_fedep(fed: FederatedKG, s: KGESettings) -> tuple[Strategy, dict[int, Client]]:
@@ -77,6 +81,7 @@ defaults: dict[str, dict[str, Any]] = {
         "distill_schedule": "always",
         "distill_wait": 20,
         "distill_tol": 1e-3,
+        "local_init": "global",
     },
     "fedep": {},
     "feds": {"p": 0.4, "sync_interval": 4},

@@ -4,6 +4,7 @@ from fedlu_toy import toy_federation, toy_model
 
 from fedgraph.federated.fedlu import (
     GLOBAL,
+    LOCAL_INIT,
     MU_DISTILL,
     MU_GLOBAL,
     MU_LOCAL,
@@ -15,19 +16,9 @@ from fedgraph.runtime.simulation import run_simulation
 
 
 def _clients(fed, **kw):
-    return {
-        s.client_id: FedLUClient(
-            s,
-            toy_model(s),
-            batch_size=16,
-            num_negatives=4,
-            local_epochs=1,
-            lr=0.01,
-            seed=0,
-            **kw,
-        )
-        for s in fed
-    }
+    opts = dict(batch_size=16, num_negatives=4, local_epochs=1, lr=0.01, seed=0)
+    opts.update(kw)
+    return {s.client_id: FedLUClient(s, toy_model(s), **opts) for s in fed}
 
 
 def test_global_model_shares_relations_but_not_entities():
@@ -56,11 +47,11 @@ def test_fit_receives_global_rows_trains_both_and_sends_only_global():
     )  # global trained
 
 
-def _fit_once(fed, *, init_range=1.0, mu_distill=2.0, **config):
+def _fit_once(fed, *, init_range=1.0, mu_distill=2.0, client_kw=None, **config):
     r"""Client 0 after one ``fit`` on a fresh strategy's round-1 payload
     (``config`` overrides its entries); returns the client and its reply."""
     strat = FedLU(12, 8, init_range=init_range, mu_distill=mu_distill)
-    cl = _clients(fed)[0]
+    cl = _clients(fed, **(client_kw or {}))[0]
     strat.register({0: cl.register()})
     pay = strat.configure_train(1, [0])[0]
     pay.config.update(config)
@@ -68,13 +59,75 @@ def _fit_once(fed, *, init_range=1.0, mu_distill=2.0, **config):
 
 
 def test_no_distillation_decouples_local_from_global():
-    # with mu = 0, the local update must not depend on the global table
+    # with mu = 0 and the local table's own start, the local update must not
+    # depend on the global table
     fed = toy_federation()
     outs = [
-        _fit_once(fed, init_range=r, mu_distill=0.0)[0].table.detach().clone()
+        _fit_once(fed, init_range=r, mu_distill=0.0, **{LOCAL_INIT: "own"})[0]
+        .table.detach()
+        .clone()
         for r in (1.0, 5.0)
     ]
     assert torch.allclose(outs[0], outs[1])
+
+
+@pytest.mark.parametrize("how", ["global", "own"])
+def test_local_table_starts_from_the_first_global_rows_only(how):
+    # FedLU's code starts every client's local table from the server's initial
+    # rows; afterwards the local table is never overwritten
+    fed = toy_federation()
+    strat = FedLU(12, 8, init_range=1.0, local_init=how)
+    cl = _clients(fed, lr=0.0)[0]  # steps of size 0: the tables as written
+    own = cl.table.detach().clone()
+    strat.register({0: cl.register()})
+    first = strat.configure_train(1, [0])[0]
+    assert first.config[LOCAL_INIT] == how
+    cl.fit(first)
+    want = first.arrays["entity"] if how == "global" else own
+    assert torch.equal(cl.table.detach(), want)
+    assert torch.equal(cl.global_table.detach(), first.arrays["entity"])
+    assert cl.local_started
+    second = first.detach()
+    second.arrays["entity"] = first.arrays["entity"] + 1.0
+    cl.fit(second)
+    assert torch.equal(cl.table.detach(), want)  # not overwritten again
+    assert torch.equal(cl.global_table.detach(), second.arrays["entity"])
+
+
+def test_local_init_with_distillation_off_equals_training_from_the_rows():
+    # "global" = the "own" client whose local table was set to the received rows
+    fed = toy_federation()
+    a, _ = _fit_once(fed, mu_distill=0.0)
+    strat = FedLU(12, 8, init_range=1.0, mu_distill=0.0, local_init="own")
+    b = _clients(fed)[0]
+    strat.register({0: b.register()})
+    pay = strat.configure_train(1, [0])[0]
+    with torch.no_grad():
+        b.table.copy_(pay.arrays["entity"])
+    b.fit(pay)
+    torch.testing.assert_close(a.table.detach(), b.table.detach())
+    torch.testing.assert_close(a.global_table.detach(), b.global_table.detach())
+
+
+def test_local_init_is_checkpointed_and_validated():
+    fed = toy_federation()
+    cl, _ = _fit_once(fed)
+    state = cl.state_dict()
+    assert state["local_started"] is True
+    fresh = _clients(fed)[0]
+    fresh.load_state_dict(state)
+    assert fresh.local_started and torch.equal(fresh.table, cl.table)
+    del state["local_started"]  # a checkpoint written before the flag existed
+    fresh = _clients(fed)[0]
+    fresh.load_state_dict(state)
+    assert fresh.local_started
+    with pytest.raises(ValueError, match="local_init"):
+        FedLU(12, 8, init_range=1.0, local_init="random")
+    with pytest.raises(ValueError, match="local_init"):
+        _clients(fed, local_init="random")
+    with pytest.raises(ValueError, match="local_init"):
+        _fit_once(fed, **{LOCAL_INIT: "zeros"})
+    assert FedLU(12, 8, init_range=1.0).get_params()["local_init"] == "global"
 
 
 def test_federation_reports_local_and_global_and_counts_comm():
@@ -180,7 +233,9 @@ def test_client_distils_only_the_directions_it_is_sent():
     # the global update still depends on the local model through mu_global
     fed = toy_federation()
     outs = [
-        _fit_once(fed, init_range=r, **{MU_LOCAL: 0.0})[0].table.detach().clone()
+        _fit_once(fed, init_range=r, **{MU_LOCAL: 0.0, LOCAL_INIT: "own"})[0]
+        .table.detach()
+        .clone()
         for r in (1.0, 5.0)
     ]
     assert torch.allclose(outs[0], outs[1])
@@ -191,13 +246,16 @@ def test_client_distils_only_the_directions_it_is_sent():
     assert not torch.allclose(glob[0], glob[1])
 
 
-def test_gated_federation_switches_and_resumes_identically(tmp_path):
+@pytest.mark.parametrize("how", ["own", "global"])
+def test_gated_federation_switches_and_resumes_identically(tmp_path, how):
     # a federation that stalls on a tiny graph: the gated schedule switches
     # distillation on mid-run, and a run resumed from round 2 ends identical
+    # (with local_init="global", only if the resumed clients know that their
+    # local tables were started: else round 3 would overwrite them)
     fed = toy_federation()
 
     def run(**kw):
-        strat = _gated(mu_distill=2.0, distill_wait=1)
+        strat = _gated(mu_distill=2.0, distill_wait=1, local_init=how)
         return strat, run_simulation(
             strat,
             _clients(fed),
@@ -209,11 +267,18 @@ def test_gated_federation_switches_and_resumes_identically(tmp_path):
         )
 
     strat, full = run()
-    assert strat.local_to_global  # switched on by the plateau rule (wait 1)
     # each round's training metrics say which directions it distilled
     used = [(h["train"]["mu_local"], h["train"]["mu_global"]) for h in full.history]
     assert used[0] == (0.0, 0.0)
-    assert any(u[1] == 2.0 for u in used[1:])  # local -> global switched on
+    if how == "own":
+        assert strat.local_to_global  # switched on by the plateau rule (wait 1)
+        assert any(u[1] == 2.0 for u in used[1:])  # local -> global switched on
     _, part = run(checkpoint_dir=tmp_path, stop_after=2)
     _, rest = run(checkpoint_dir=tmp_path, resume=True)
     assert rest.test == full.test
+
+    def after_resume(res):  # the validations of the rounds run after the stop
+        return [(h["round"], h["valid"]) for h in res.history if h["round"] > 2]
+
+    assert len(after_resume(full)) == 2
+    assert after_resume(rest) == after_resume(full)
