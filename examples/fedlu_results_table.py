@@ -59,7 +59,8 @@ ROWS = [
 ] + [
     (method, f"FedLU {model}, {schedule}", f"fedlu {model}", block)
     for method, schedule in (("fedlu", "distillation from round 1"),
-                             ("fedlu-gated", "gated distillation"))
+                             ("fedlu-gated", "gated distillation"),
+                             ("fedlu-gated-globalinit", "gated distillation"))
     for model, block in (("local", "weighted"), ("global", "weighted_global"))
 ]  # fmt: skip
 
@@ -80,6 +81,18 @@ def _load(path: Path) -> dict[str, Any] | None:
         return None
     with open(path) as f:
         return json.load(f)
+
+
+def _start(doc: dict[str, Any]) -> str:
+    r"""Where a FedLU run's local tables started (``local_init``, recorded in
+    the strategy's parameters since session 13; runs before it used their own
+    random rows)."""
+    strategy = str(doc.get("settings", {}).get("strategy", ""))
+    if not strategy.startswith("FedLU("):
+        return ""
+    if "local_init='global'" in strategy:
+        return ", local tables from the global rows"
+    return ", local tables' own random start"
 
 
 def _length(doc: dict[str, Any]) -> str:
@@ -110,7 +123,7 @@ def link_prediction_table(results: Path) -> str:
             ours = 100 * doc[block]["mrr"]
             pub = PUBLISHED[data][column]
             lines.append(
-                f"| {data.upper()} | {label} | {ours:.2f} | {pub:.2f} | "
+                f"| {data.upper()} | {label}{_start(doc)} | {ours:.2f} | {pub:.2f} | "
                 f"{ours - pub:+.2f} | {_length(doc)} | [`{name}`](results/{name}) |"
             )
     return "\n".join(lines)
