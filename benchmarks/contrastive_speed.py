@@ -33,9 +33,7 @@ def two_cosines(
     table: Tensor, pos: Tensor, neg: Tensor, mu: float, tau: float
 ) -> Tensor:
     r"""The term as two cosine passes (fedgraph before session 12, FedLU's code)."""
-    s_g = F.cosine_similarity(table, pos, dim=-1).mean()
-    s_l = F.cosine_similarity(table, neg, dim=-1).mean()
-    return mu * F.softplus((s_l - s_g) / tau)
+    return mu * F.softplus(gap_two_cosines(table, pos, neg) / tau)
 
 
 def main() -> None:

@@ -47,11 +47,11 @@ def test_fit_receives_global_rows_trains_both_and_sends_only_global():
     )  # global trained
 
 
-def _fit_once(fed, *, init_range=1.0, mu_distill=2.0, client_kw=None, **config):
+def _fit_once(fed, *, init_range=1.0, mu_distill=2.0, **config):
     r"""Client 0 after one ``fit`` on a fresh strategy's round-1 payload
     (``config`` overrides its entries); returns the client and its reply."""
     strat = FedLU(12, 8, init_range=init_range, mu_distill=mu_distill)
-    cl = _clients(fed, **(client_kw or {}))[0]
+    cl = _clients(fed)[0]
     strat.register({0: cl.register()})
     pay = strat.configure_train(1, [0])[0]
     pay.config.update(config)
