@@ -84,13 +84,20 @@ def _load(path: Path) -> dict[str, Any] | None:
 
 
 def _start(doc: dict[str, Any]) -> str:
-    r"""Where a FedLU run's local tables started (``local_init``, recorded in
-    the strategy's parameters since session 13; runs before it used their own
-    random rows)."""
-    strategy = str(doc.get("settings", {}).get("strategy", ""))
+    r"""Where a FedLU run's local tables started: ``local_init`` from the
+    strategy's recorded parameters (``settings.strategy_params``, session 14 on),
+    else parsed from the strategy's repr (session 13); runs before session 13
+    used their own random rows."""
+    settings = doc.get("settings", {})
+    strategy = str(settings.get("strategy", ""))
     if not strategy.startswith("FedLU("):
         return ""
-    if "local_init='global'" in strategy:
+    params = settings.get("strategy_params")
+    if params is not None:
+        init = params.get("local_init", "own")
+    else:
+        init = "global" if "local_init='global'" in strategy else "own"
+    if init == "global":
         return ", local tables from the global rows"
     return ", local tables' own random start"
 

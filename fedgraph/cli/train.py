@@ -316,6 +316,8 @@ def run(args: argparse.Namespace) -> int:
         "data": str(args.data),
         "command": command,
         "strategy": repr(strategy),
+        # the same, structured (what the strategy was built with)
+        "strategy_params": strategy.get_params(),
         **settings.to_dict(),
         "rounds_max": args.rounds,
         "fraction": args.fraction,

@@ -65,6 +65,13 @@ def test_train_cli_writes_results_and_resumes(tmp_path, algorithm):
     assert set(doc["comm"]) >= {"params_up", "params_down", "bytes_up", "bytes_down"}
     assert doc["comm"]["params_up"] > 0
     assert doc["settings"]["algorithm"] == algorithm
+    # the strategy's parameters, structured, and its repr agree
+    params = doc["settings"]["strategy_params"]
+    assert params["entity_dim"] == 8 and params["num_entities"] == 16
+    name = doc["settings"]["strategy"].split("(")[0]
+    assert doc["settings"]["strategy"] == (
+        f"{name}(" + ", ".join(f"{k}={v!r}" for k, v in params.items()) + ")"
+    )
     # the command recorded is the one given to main(), not pytest's argv
     assert doc["settings"]["command"] == "fedgraph " + " ".join(argv + ["--resume"])
     # resuming a finished run leaves its results as written (no second test)

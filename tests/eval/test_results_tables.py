@@ -119,3 +119,36 @@ def test_feds_table_from_synthetic_results(tables, tmp_path):
         "(results/fedlu-r10-feds-transe.json) |"
     )
     assert len(tables.tables(tmp_path)) == 3
+
+
+def test_fedlu_start_read_from_params_then_repr(tables):
+    def doc(**settings):
+        return {"settings": settings}
+
+    glob, own = (
+        ", local tables from the global rows",
+        ", local tables' own random start",
+    )
+    # session 14 on: the structured parameters decide (over the repr)
+    assert (
+        tables._start(
+            doc(
+                strategy="FedLU(local_init='global')",
+                strategy_params={"local_init": "own"},
+            )
+        )
+        == own
+    )
+    assert (
+        tables._start(
+            doc(
+                strategy="FedLU(mu_distill=2.0)",
+                strategy_params={"local_init": "global"},
+            )
+        )
+        == glob
+    )
+    # session 13: the repr only; before it: neither (own rows)
+    assert tables._start(doc(strategy="FedLU(local_init='global')")) == glob
+    assert tables._start(doc(strategy="FedLU(mu_distill=2.0)")) == own
+    assert tables._start(doc(strategy="FedE(seed=0)")) == ""

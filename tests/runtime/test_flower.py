@@ -216,6 +216,8 @@ def test_flower_apps_equal_the_simulation(
     glob = {k[7:]: v for k, v in res.test.items() if k.startswith("global_")}
     assert doc.get("weighted_global", {}) == glob
     assert bool(glob) == (algorithm == "fedlu")
+    # the server's strategy was built with the simulation's parameters
+    assert doc["settings"]["strategy_params"] == _json(strategy.get_params())
     if algorithm == "fedlu" and not gated:
         # Validation peaks before the last round here, so the test pass runs
         # on states each node kept from round 2 (the best-round protocol).

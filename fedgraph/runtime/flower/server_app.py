@@ -61,7 +61,12 @@ def write_outputs(
     out.mkdir(parents=True, exist_ok=True)
     path = res.write_results(
         out / "results.json",
-        settings={**cfg.to_dict(), "runtime": "flower", "strategy": repr(strategy)},
+        settings={
+            **cfg.to_dict(),
+            "runtime": "flower",
+            "strategy": repr(strategy),
+            "strategy_params": strategy.get_params(),
+        },
     )
     round_ = res.best_round if res.test else res.rounds
     torch.save({"round": round_, "strategy": strategy.state_dict()}, out / "server.pt")
