@@ -147,9 +147,17 @@ lane_b() {
   feds_r10 feds --set p=0.4 --set sync_interval=4
 }
 
+fedlu_gated_ownrel() {  # $1 = C3 | R3: the gated FedLU run with the global model's
+  # own relation table (an ablation, not FedLU: on UMLS R3 it lifted both models
+  # above FedE where FedLU's shared table collapsed; results.md, session 14)
+  federated_as "$1" fedlu-gated-ownrel fedlu --set distill_schedule=gated \
+    --set distill_wait=20 --set global_relations=own
+}
 lane_c() {
-  # FedLU C3 again with the local tables started from the global rows (session
-  # 13 found FedLU's code does; the C3 global gap of -1.59 was measured without)
+  # the ablation on R3 first (session 14), then FedLU C3 again with the local
+  # tables started from the global rows (session 13 found FedLU's code does; the
+  # C3 global gap of -1.59 was measured without)
+  fedlu_gated_ownrel R3
   fedlu_gated_rerun C3
 }
 

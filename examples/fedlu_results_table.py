@@ -60,7 +60,10 @@ ROWS = [
     (method, f"FedLU {model}, {schedule}", f"fedlu {model}", block)
     for method, schedule in (("fedlu", "distillation from round 1"),
                              ("fedlu-gated", "gated distillation"),
-                             ("fedlu-gated-globalinit", "gated distillation"))
+                             ("fedlu-gated-globalinit", "gated distillation"),
+                             ("fedlu-gated-ownrel",
+                              "gated distillation, ablation: global model's own "
+                              "relations"))
     for model, block in (("local", "weighted"), ("global", "weighted_global"))
 ]  # fmt: skip
 

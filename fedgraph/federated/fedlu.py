@@ -34,6 +34,16 @@ LOCAL_INIT = "local-init"
 #: local table starts in the frame of the global one); ``"own"``: the local
 #: model's own random rows (fedgraph before session 13).
 LOCAL_INITS = ("global", "own")
+#: config key: which relation table the global model scores with (see
+#: :data:`GLOBAL_RELATIONS`).
+GLOBAL_RELATION = "global-relations"
+#: ``"shared"``: the client's one relation table, trained by the local step
+#: only (FedLU Eqs. 5–6, and its code: the global step's optimiser holds the
+#: global entity table alone); ``"own"``: the global model keeps a relation
+#: table of its own, trained by the global step (not FedLU: an ablation in
+#: which, without distillation, the global model trains exactly as a FedE
+#: client, and distillation is the only coupling of the two models).
+GLOBAL_RELATIONS = ("shared", "own")
 #: distillation schedules of :class:`FedLU`.
 SCHEDULES = ("always", "gated")
 #: prefix of the global model's metrics in an evaluation reply.
@@ -53,6 +63,14 @@ def _split_states(
 def _check_local_init(value: str) -> str:
     if value not in LOCAL_INITS:
         raise ValueError(f"`local_init` must be one of {LOCAL_INITS} (got {value!r})")
+    return value
+
+
+def _check_global_relations(value: str) -> str:
+    if value not in GLOBAL_RELATIONS:
+        raise ValueError(
+            f"`global_relations` must be one of {GLOBAL_RELATIONS} (got {value!r})"
+        )
     return value
 
 
@@ -106,6 +124,11 @@ class FedLU(FedE):
             global rows it receives, as FedLU's code does; ``"own"`` from the
             local model's own random rows (:data:`LOCAL_INITS`). (default:
             :obj:`"global"`)
+        global_relations (str, optional): sent to the clients
+            (``"global-relations"``): ``"shared"``, one relation table per
+            client trained by the local step (FedLU); ``"own"``, the global
+            model's own relation table, trained by the global step (an
+            ablation, :data:`GLOBAL_RELATIONS`). (default: :obj:`"shared"`)
     """
 
     def __init__(
@@ -121,6 +144,7 @@ class FedLU(FedE):
         distill_wait: int = 20,
         distill_tol: float = 1e-3,
         local_init: str = "global",
+        global_relations: str = "shared",
     ) -> None:
         if mu_distill < 0:
             raise ValueError(f"`mu_distill` must be >= 0 (got {mu_distill})")
@@ -130,6 +154,7 @@ class FedLU(FedE):
                 f"(got {distill_schedule!r})"
             )
         _check_local_init(local_init)
+        _check_global_relations(global_relations)
         if distill_wait < 0 or distill_tol < 0:
             raise ValueError(
                 f"`distill_wait` and `distill_tol` must be >= 0 (got "
@@ -148,6 +173,7 @@ class FedLU(FedE):
         self.distill_wait = int(distill_wait)
         self.distill_tol = float(distill_tol)
         self.local_init = local_init
+        self.global_relations = global_relations
         gated = distill_schedule == "gated"
         #: whether the local model distils from the global one (and back).
         self.global_to_local = not gated
@@ -161,6 +187,7 @@ class FedLU(FedE):
             MU_LOCAL: self.mu_distill if self.global_to_local else 0.0,
             MU_GLOBAL: self.mu_distill if self.local_to_global else 0.0,
             LOCAL_INIT: self.local_init,
+            GLOBAL_RELATION: self.global_relations,
         }
 
     def on_validation(self, server_round: int, metrics: Mapping[str, float]) -> bool:
@@ -230,6 +257,8 @@ class FedLU(FedE):
         params.pop("evaluate_with", None)
         params["mu_distill"] = self.mu_distill
         params["local_init"] = self.local_init
+        if self.global_relations != "shared":
+            params["global_relations"] = self.global_relations
         if self.distill_schedule != "always":
             params.update(
                 distill_schedule=self.distill_schedule,
@@ -266,6 +295,11 @@ class FedLUClient(KGEClient):
             ``"distill-mu"``. (default: :obj:`2.0`)
         local_init (str, optional): used when the server does not send
             ``"local-init"`` (:data:`LOCAL_INITS`). (default: :obj:`"global"`)
+        global_relations (str, optional): used when the server does not send
+            ``"global-relations"`` (:data:`GLOBAL_RELATIONS`); with ``"own"``
+            the global model's relation table is untied from the local one at
+            the first round (both still at their initial values) and joins the
+            global optimiser. (default: :obj:`"shared"`)
         **kwargs: :class:`~fedgraph.federated.kge_client.KGEClient` options.
     """
 
@@ -276,23 +310,37 @@ class FedLUClient(KGEClient):
         *,
         mu_distill: float = 2.0,
         local_init: str = "global",
+        global_relations: str = "shared",
         **kwargs: Any,
     ) -> None:
         super().__init__(shard, model, **kwargs)
         self.mu_distill = float(mu_distill)
         self.local_init = _check_local_init(local_init)
+        self.global_relations = _check_global_relations(global_relations)
         #: whether the local table has been started (by :attr:`local_init`)
         self.local_started = False
         self.global_model = copy.deepcopy(model)
         self.global_model.relation_embedding = model.relation_embedding
         self.global_optimizer = self._global_optimizer()
 
+    @property
+    def own_relations(self) -> bool:
+        r"""Whether the global model has its own relation table
+        (``global_relations="own"``, untied at the first round)."""
+        return self.global_model.relation_embedding is not self.model.relation_embedding
+
+    def _untie_relations(self) -> None:
+        self.global_model.relation_embedding = copy.deepcopy(
+            self.model.relation_embedding
+        )
+
     def _global_optimizer(self) -> torch.optim.Optimizer:
         # fused, as the local one (KGEClient._adam); runs before session 9
         # used the default kernel here (same update rule, float rounding aside)
-        return torch.optim.Adam(
-            self.global_model.entity_embedding.parameters(), lr=self.lr, fused=True
-        )
+        params = list(self.global_model.entity_embedding.parameters())
+        if self.own_relations:
+            params += list(self.global_model.relation_embedding.parameters())
+        return torch.optim.Adam(params, lr=self.lr, fused=True)
 
     @property
     def global_table(self) -> Tensor:
@@ -306,6 +354,11 @@ class FedLUClient(KGEClient):
             )
             if how == "global":
                 self._write_rows(self.model.entity_embedding.weight, payload)
+            rel = _check_global_relations(
+                str(payload.config.get(GLOBAL_RELATION, self.global_relations))
+            )
+            if rel == "own" and not self.own_relations:
+                self._untie_relations()
             self.local_started = True
         self.global_optimizer = self._global_optimizer()
         mu = float(payload.config.get(MU_DISTILL, self.mu_distill))
@@ -376,17 +429,31 @@ class FedLUClient(KGEClient):
         )
 
     def state_dict(self) -> dict[str, Any]:
+        own = (
+            {"global_relation": cpu_copy(self.global_model.relation_embedding.weight)}
+            if self.own_relations
+            else {}
+        )
         return {
             **super().state_dict(),
             "global_entity": cpu_copy(self.global_table),
+            **own,
             "global_optimizer": cpu_copy(self.global_optimizer.state_dict()),
             "local_started": self.local_started,
         }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         super().load_state_dict(state)
+        if "global_relation" in state and not self.own_relations:
+            self._untie_relations()
+        elif "global_relation" not in state and self.own_relations:
+            self.global_model.relation_embedding = self.model.relation_embedding
         with torch.no_grad():
             self.global_table.copy_(state["global_entity"])
+            if self.own_relations:
+                self.global_model.relation_embedding.weight.copy_(
+                    state["global_relation"]
+                )
         self.global_optimizer = self._global_optimizer()
         self.global_optimizer.load_state_dict(state["global_optimizer"])
         # checkpoints before session 13 lack the flag; they were all written
@@ -409,4 +476,6 @@ __all__ = [
     "GLOBAL",
     "LOCAL_INIT",
     "LOCAL_INITS",
+    "GLOBAL_RELATION",
+    "GLOBAL_RELATIONS",
 ]

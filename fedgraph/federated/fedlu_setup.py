@@ -6,7 +6,9 @@ Algorithm settings come from :attr:`KGESettings.extra`: ``mu_distill``
 (FedLU, default 2), ``distill_schedule`` (``always`` or ``gated``),
 ``distill_wait`` (20) and ``distill_tol`` (0.001) (FedLU's distillation
 schedule, :class:`~fedgraph.federated.fedlu.FedLU`), ``local_init``
-(``global`` or ``own``: where the clients' local tables start), ``p`` and
+(``global`` or ``own``: where the clients' local tables start),
+``global_relations`` (``shared`` or ``own``: the global model's relation
+table, :data:`~fedgraph.federated.fedlu.GLOBAL_RELATIONS`), ``p`` and
 ``sync_interval`` (FedS, defaults 0.4 and 4).
 """
 
@@ -43,9 +45,15 @@ def build_fedlu(fed: FederatedKG, s: KGESettings) -> tuple[Strategy, dict[int, C
         distill_wait=x["distill_wait"],
         distill_tol=x["distill_tol"],
         local_init=x["local_init"],
+        global_relations=x["global_relations"],
     )
     return strategy, build_clients(
-        fed, s, FedLUClient, mu_distill=x["mu_distill"], local_init=x["local_init"]
+        fed,
+        s,
+        FedLUClient,
+        mu_distill=x["mu_distill"],
+        local_init=x["local_init"],
+        global_relations=x["global_relations"],
     )
 
 
@@ -82,6 +90,7 @@ defaults: dict[str, dict[str, Any]] = {
         "distill_wait": 20,
         "distill_tol": 1e-3,
         "local_init": "global",
+        "global_relations": "shared",
     },
     "fedep": {},
     "feds": {"p": 0.4, "sync_interval": 4},

@@ -152,3 +152,26 @@ def test_fedlu_start_read_from_params_then_repr(tables):
     assert tables._start(doc(strategy="FedLU(local_init='global')")) == glob
     assert tables._start(doc(strategy="FedLU(mu_distill=2.0)")) == own
     assert tables._start(doc(strategy="FedE(seed=0)")) == ""
+
+
+def test_ablation_rows_are_labelled_as_such(tables, tmp_path):
+    _write(
+        tmp_path / "fedlu-r3-fedlu-gated-ownrel-transe.json",
+        {
+            "weighted": {"mrr": 0.33},
+            "weighted_global": {"mrr": 0.34},
+            "clients": [],
+            "best_round": 30,
+            "rounds": 45,
+            "settings": {
+                "strategy": "FedLU(global_relations='own')",
+                "strategy_params": {"local_init": "global", "global_relations": "own"},
+            },
+        },
+    )
+    rows = tables.link_prediction_table(tmp_path).splitlines()[2:]
+    assert [r.split(" | ")[1] for r in rows] == [
+        f"FedLU {m}, gated distillation, ablation: global model's own relations, "
+        "local tables from the global rows"
+        for m in ("local", "global")
+    ]

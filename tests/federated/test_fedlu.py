@@ -2,8 +2,10 @@ import pytest
 import torch
 from fedlu_toy import toy_federation, toy_model
 
+from fedgraph.federated.fede import FedE
 from fedgraph.federated.fedlu import (
     GLOBAL,
+    GLOBAL_RELATION,
     LOCAL_INIT,
     MU_DISTILL,
     MU_GLOBAL,
@@ -11,6 +13,7 @@ from fedgraph.federated.fedlu import (
     FedLU,
     FedLUClient,
 )
+from fedgraph.federated.kge_client import KGEClient
 from fedgraph.federated.payload import Payload
 from fedgraph.runtime.simulation import run_simulation
 
@@ -128,6 +131,105 @@ def test_local_init_is_checkpointed_and_validated():
     with pytest.raises(ValueError, match="local_init"):
         _fit_once(fed, **{LOCAL_INIT: "zeros"})
     assert FedLU(12, 8, init_range=1.0).get_params()["local_init"] == "global"
+
+
+def _rounds(strat, clients, n):
+    r"""``n`` rounds of every client by hand; the server table after each."""
+    strat.register({c: cl.register() for c, cl in clients.items()})
+    tables = []
+    for r in range(1, n + 1):
+        pays = strat.configure_train(r, sorted(clients))
+        strat.aggregate_train(r, {c: clients[c].fit(p) for c, p in pays.items()})
+        tables.append(strat.table.clone())
+    return tables
+
+
+@pytest.mark.parametrize("relations", ["own", "shared"])
+def test_own_global_relations_without_distillation_train_as_fede(relations):
+    # with its own relation table and no distillation, the global model is a
+    # FedE client (same rows, samples and fresh Adam each round): the server
+    # tables and the relations equal FedE's; FedLU's shared table does not
+    fed = toy_federation()
+    opts = dict(batch_size=16, num_negatives=4, local_epochs=1, lr=0.01, seed=0)
+    fede = {s.client_id: KGEClient(s, toy_model(s), **opts) for s in fed}
+    want = _rounds(FedE(12, 8, init_range=1.0), fede, 3)
+    strat = FedLU(12, 8, init_range=1.0, mu_distill=0.0, global_relations=relations)
+    assert strat.train_config(1)[GLOBAL_RELATION] == relations
+    fedlu = _clients(fed)
+    got = _rounds(strat, fedlu, 3)
+    same = all(torch.allclose(a, b, atol=1e-6) for a, b in zip(got, want, strict=True))
+    assert same == (relations == "own")
+    rel = [fedlu[c].global_model.relation_embedding.weight for c in (0, 1)]
+    want_rel = [fede[c].model.relation_embedding.weight for c in (0, 1)]
+    for a, b in zip(rel, want_rel, strict=True):
+        assert torch.allclose(a, b, atol=1e-6) == (relations == "own")
+
+
+def test_own_global_relations_are_untied_checkpointed_and_validated():
+    fed = toy_federation()
+    cl = _clients(fed, global_relations="own")[0]
+    assert not cl.own_relations  # tied until the first round
+    init = cl.model.relation_embedding.weight.detach().clone()
+    # the server's setting wins over the client's
+    shared, _ = _fit_once(fed, **{GLOBAL_RELATION: "shared"})
+    assert not shared.own_relations
+    # (from the same rows, the same relations and no distillation, the two
+    # models would train identically: start the local table from its own rows)
+    cl, _ = _fit_once(fed, **{GLOBAL_RELATION: "own", LOCAL_INIT: "own"})
+    assert cl.own_relations
+    g = cl.global_model.relation_embedding.weight.detach()
+    assert not torch.equal(g, init) and not torch.equal(
+        g, cl.model.relation_embedding.weight
+    )
+    assert len(cl.global_optimizer.param_groups[0]["params"]) == 2
+    state = cl.state_dict()
+    assert torch.equal(state["global_relation"], g)
+    fresh = _clients(fed)[0]
+    fresh.load_state_dict(state)
+    assert fresh.own_relations
+    assert torch.equal(fresh.global_model.relation_embedding.weight, g)
+    assert torch.equal(
+        fresh.model.relation_embedding.weight, cl.model.relation_embedding.weight
+    )
+    fresh.load_state_dict(shared.state_dict())  # a shared-table state ties again
+    assert not fresh.own_relations
+    with pytest.raises(ValueError, match="global_relations"):
+        FedLU(12, 8, init_range=1.0, global_relations="none")
+    with pytest.raises(ValueError, match="global_relations"):
+        _clients(fed, global_relations="none")
+    with pytest.raises(ValueError, match="global_relations"):
+        _fit_once(fed, **{GLOBAL_RELATION: "none"})
+    params = FedLU(12, 8, init_range=1.0, global_relations="own").get_params()
+    assert params["global_relations"] == "own"
+    assert "global_relations" not in FedLU(12, 8, init_range=1.0).get_params()
+
+
+def test_own_global_relations_resume_identically(tmp_path):
+    fed = toy_federation()
+
+    def run(**kw):
+        strat = _gated(mu_distill=2.0, distill_wait=1, global_relations="own")
+        clients = _clients(fed)
+        return clients, run_simulation(
+            strat, clients, num_rounds=4, eval_every=1, patience=0, progress=False, **kw
+        )
+
+    clients, full = run()
+    assert all(cl.own_relations for cl in clients.values())
+    run(checkpoint_dir=tmp_path, stop_after=2)
+    resumed, rest = run(checkpoint_dir=tmp_path, resume=True)
+    assert rest.test == full.test
+
+    def after_resume(res):  # the rounds run after the stop, without timings
+        return [(h["round"], h["train"], h["valid"]) for h in res.history[2:]]
+
+    assert len(after_resume(full)) == 2
+    assert after_resume(rest) == after_resume(full)
+    for c, cl in clients.items():
+        assert torch.equal(
+            resumed[c].global_model.relation_embedding.weight,
+            cl.global_model.relation_embedding.weight,
+        )
 
 
 def test_federation_reports_local_and_global_and_counts_comm():

@@ -21,7 +21,7 @@ def test_every_algorithm_declares_its_settings():
     assert extra_settings["fedlu"]["mu_distill"] == 2.0
     assert known_extra_settings() == sorted(
         ["mu_distill", "distill_schedule", "distill_wait", "distill_tol", "p",
-         "local_init", "proximal_reduction",
+         "local_init", "global_relations", "proximal_reduction",
          "sync_interval"]
     )  # fmt: skip
 

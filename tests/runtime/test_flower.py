@@ -165,6 +165,9 @@ GATED_OWN_START = {**GATED, **OWN_START}
         ("fedlu", 1.0, OWN_START),
         ("fedprox", 1.0, {}),
         ("fedlu", 1.0, GATED),
+        # the ablation: the global model's own relation table crosses nothing,
+        # but the server's "global-relations" must reach the nodes
+        ("fedlu", 1.0, {**GATED, "global_relations": "own"}),
         ("fedec", 1.0, {}),
         ("fedep", 1.0, {}),
         # full syncs in rounds 1 and 4, top-K uploads in rounds 2 and 3
