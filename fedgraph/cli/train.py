@@ -82,7 +82,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="KEY=VALUE",
         help="an algorithm's own setting (KGESettings.extra; repeatable): "
         "fedlu: mu_distill (2.0), distill_schedule (always | gated), "
-        "distill_wait (20), distill_tol (0.001), local_init (global | own); "
+        "distill_wait (20), distill_tol (0.001), local_init (global | own), "
+        "global_relations (shared | own: an ablation); "
         "feds: p (0.4), "
         "sync_interval (4); fedprox: proximal_reduction (sum | entity-mean)",
     )
