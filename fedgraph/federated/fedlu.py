@@ -60,17 +60,11 @@ def _split_states(
     )
 
 
-def _check_local_init(value: str) -> str:
-    if value not in LOCAL_INITS:
-        raise ValueError(f"`local_init` must be one of {LOCAL_INITS} (got {value!r})")
-    return value
-
-
-def _check_global_relations(value: str) -> str:
-    if value not in GLOBAL_RELATIONS:
-        raise ValueError(
-            f"`global_relations` must be one of {GLOBAL_RELATIONS} (got {value!r})"
-        )
+def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
+    r"""``value`` if it is one of ``choices``, else a :class:`ValueError`
+    naming the argument ``name``."""
+    if value not in choices:
+        raise ValueError(f"`{name}` must be one of {choices} (got {value!r})")
     return value
 
 
@@ -148,13 +142,9 @@ class FedLU(FedE):
     ) -> None:
         if mu_distill < 0:
             raise ValueError(f"`mu_distill` must be >= 0 (got {mu_distill})")
-        if distill_schedule not in SCHEDULES:
-            raise ValueError(
-                f"`distill_schedule` must be one of {SCHEDULES} "
-                f"(got {distill_schedule!r})"
-            )
-        _check_local_init(local_init)
-        _check_global_relations(global_relations)
+        _check_choice("distill_schedule", distill_schedule, SCHEDULES)
+        _check_choice("local_init", local_init, LOCAL_INITS)
+        _check_choice("global_relations", global_relations, GLOBAL_RELATIONS)
         if distill_wait < 0 or distill_tol < 0:
             raise ValueError(
                 f"`distill_wait` and `distill_tol` must be >= 0 (got "
@@ -315,8 +305,10 @@ class FedLUClient(KGEClient):
     ) -> None:
         super().__init__(shard, model, **kwargs)
         self.mu_distill = float(mu_distill)
-        self.local_init = _check_local_init(local_init)
-        self.global_relations = _check_global_relations(global_relations)
+        self.local_init = _check_choice("local_init", local_init, LOCAL_INITS)
+        self.global_relations = _check_choice(
+            "global_relations", global_relations, GLOBAL_RELATIONS
+        )
         #: whether the local table has been started (by :attr:`local_init`)
         self.local_started = False
         self.global_model = copy.deepcopy(model)
@@ -349,13 +341,17 @@ class FedLUClient(KGEClient):
     def fit(self, payload: Payload) -> Payload:
         self._write_rows(self.global_table, payload)
         if not self.local_started and ENTITY in payload.arrays:
-            how = _check_local_init(
-                str(payload.config.get(LOCAL_INIT, self.local_init))
+            how = _check_choice(
+                "local_init",
+                str(payload.config.get(LOCAL_INIT, self.local_init)),
+                LOCAL_INITS,
             )
             if how == "global":
                 self._write_rows(self.model.entity_embedding.weight, payload)
-            rel = _check_global_relations(
-                str(payload.config.get(GLOBAL_RELATION, self.global_relations))
+            rel = _check_choice(
+                "global_relations",
+                str(payload.config.get(GLOBAL_RELATION, self.global_relations)),
+                GLOBAL_RELATIONS,
             )
             if rel == "own" and not self.own_relations:
                 self._untie_relations()
