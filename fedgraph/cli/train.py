@@ -19,12 +19,13 @@ BASELINES = ("independent", "centralized")
 
 
 def _algorithms() -> list[str]:
-    from fedgraph.federated.kge_setup import kge_algorithms
+    from fedgraph.federated.algorithms import algorithms
 
-    return sorted(kge_algorithms) + list(BASELINES)
+    return list(algorithms("kge")) + list(BASELINES)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from fedgraph.federated.algorithms import settings_help
     from fedgraph.runtime.loop import SELECTIONS
 
     p = sub.add_parser(
@@ -80,12 +81,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="an algorithm's own setting (KGESettings.extra; repeatable): "
-        "fedlu: mu_distill (2.0), distill_schedule (always | gated), "
-        "distill_wait (20), distill_tol (0.001), local_init (global | own), "
-        "global_relations (shared | own: an ablation); "
-        "feds: p (0.4), "
-        "sync_interval (4); fedprox: proximal_reduction (sum | entity-mean)",
+        help="an algorithm's own setting (repeatable; default; allowed values): "
+        + settings_help(),
     )
     p.add_argument(
         "--per-positive-negatives",
@@ -112,16 +109,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _parse_set(items: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"`--set` expects KEY=VALUE (got {item!r})")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
+    from fedgraph.federated.algorithms import parse_assignments
+
+    return parse_assignments(items, "`--set`")
 
 
 def _load_federation(data: str) -> Any:
@@ -206,17 +196,12 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from fedgraph.data.io import atomic_write_json
-    from fedgraph.federated.kge_setup import (
-        KGESettings,
-        algorithm_settings,
-        build_kge_federation,
-        check_extra,
-        extra_settings,
-    )
+    from fedgraph.federated import algorithms as registry
+    from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
     from fedgraph.registry import resolve_device
     from fedgraph.runtime import run_simulation
 
-    algorithm = args.algorithm.lower().replace("-", "").replace("_", "")
+    algorithm = registry.normalize(args.algorithm)
     if algorithm not in _algorithms():
         raise ValueError(
             f"Could not resolve '{args.algorithm}' among choices {_algorithms()}"
@@ -234,9 +219,11 @@ def run(args: argparse.Namespace) -> int:
         )
     extra = _parse_set(args.set)
     try:  # before anything is written: a mistyped key is not silently ignored
-        check_extra(extra, algorithm)
-        if algorithm in extra_settings:  # and values of the right type
-            algorithm_settings(algorithm, extra)
+        if algorithm in BASELINES:
+            for key in extra:
+                raise ValueError(f"{algorithm} has no setting {key!r}")
+        else:  # and values of the right type and range
+            registry.get(algorithm).parse(extra)
     except ValueError as exc:
         raise ValueError(f"`--set`: {exc}") from None
     if args.threads > 0:

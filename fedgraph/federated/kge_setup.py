@@ -1,11 +1,10 @@
 r"""Builds a federated KGE run (strategy + clients) from a
 :class:`~fedgraph.partition.shard.FederatedKG` and plain settings.
 
-``kge_algorithms`` is the registry the ``fedgraph train`` command and the
-benchmarks read: name → builder ``f(fed, settings) -> (strategy, clients)``.
-Another module adds its algorithm with one entry (e.g. FedLU, FedS), and
-its :attr:`KGESettings.extra` settings with their defaults to
-``extra_settings`` (read with :func:`algorithm_settings`).
+The algorithms themselves live in the registry
+(:mod:`fedgraph.federated.algorithms`, family ``"kge"``: the modules of
+:mod:`fedgraph.federated.kge`); ``kge_algorithms`` (name → builder) and
+``extra_settings`` (name → declared settings and defaults) are views of it.
 """
 
 from __future__ import annotations
@@ -16,10 +15,16 @@ from typing import Any
 
 import torch
 
+from fedgraph.federated.algorithms import (
+    algorithms,
+    cast_setting,
+    check_keys,
+    get,
+    known_settings,
+    setting_owners,
+)
 from fedgraph.federated.base import Client, Strategy
 from fedgraph.federated.fede import FedE
-from fedgraph.federated.fedec import FedEC
-from fedgraph.federated.fedprox import FedEProx
 from fedgraph.federated.kge_client import KGEClient
 from fedgraph.models.kge import resolve_model
 from fedgraph.partition.shard import FederatedKG
@@ -105,144 +110,84 @@ def entity_geometry(s: KGESettings) -> tuple[int, float]:
     return probe.entity_embedding.weight.size(1), probe.embedding_range
 
 
-def _fede_family(cls: type[FedE], name: str, **extra: str) -> Builder:
-    # `extra`: strategy argument -> KGESettings field; the algorithm's own
-    # KGESettings.extra settings (extra_settings[name]) are passed as well
-    def build(fed: FederatedKG, s: KGESettings) -> tuple[Strategy, dict[int, Client]]:
+def fede_builder(cls: type[FedE]) -> Builder:
+    r"""The registry builder of a FedE-family strategy ``cls``: built with
+    the global vocabulary, the model's entity geometry, ``seed``,
+    ``evaluate_with`` and the algorithm's settings as keyword arguments, and
+    one :class:`KGEClient` per shard."""
+
+    def build(
+        fed: FederatedKG, s: KGESettings, x: Any
+    ) -> tuple[Strategy, dict[int, Client]]:
         width, rho = entity_geometry(s)
-        kwargs = {k: getattr(s, v) for k, v in extra.items()}
-        kwargs.update(algorithm_settings(name, s.extra))
         strategy = cls(
             fed.num_entities,
             width,
             init_range=rho,
             seed=s.seed,
             evaluate_with=s.evaluate_with,
-            **kwargs,
+            **asdict(x),
         )
         return strategy, build_clients(fed, s)
 
     return build
 
 
-Builder = Callable[[FederatedKG, KGESettings], tuple[Strategy, dict[int, Client]]]
-
-#: Algorithm name → builder (the ``--algorithm`` choices of ``fedgraph train``).
-kge_algorithms: dict[str, Builder] = {
-    "fede": _fede_family(FedE, "fede"),
-    "fedprox": _fede_family(FedEProx, "fedprox", proximal_mu="proximal_mu"),
-    "fedec": _fede_family(
-        FedEC, "fedec", contrastive_mu="contrastive_mu", temperature="temperature"
-    ),
-}
-
-
-#: Algorithm name → its :attr:`KGESettings.extra` settings and their
-#: defaults (``fedgraph train --set KEY=VALUE``; Flower: ``extra.KEY``).
-extra_settings: dict[str, dict[str, Any]] = {name: {} for name in kge_algorithms}
-extra_settings["fedprox"] = {"proximal_reduction": "sum"}
-
-
-def cast_setting(what: str, value: Any, default: Any) -> Any:
-    r"""``value`` as the type of ``default`` (``bool``, ``int``, ``float`` or
-    ``str``; an integral float is accepted for an ``int``, as TOML and JSON
-    may write ``20.0``), or a :class:`ValueError` that starts with ``what``."""
-    kind = type(default)
-    if kind is bool:
-        if not isinstance(value, bool):
-            raise ValueError(f"{what} must be a boolean (got {value!r})")
-        return value
-    if kind in (int, float):
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError(f"{what} must be a number (got {value!r})")
-        if kind is int and float(value) != int(value):
-            raise ValueError(f"{what} must be an integer (got {value!r})")
-        return kind(value)
-    if not isinstance(value, str):
-        raise ValueError(f"{what} must be a string (got {value!r})")
-    return value
-
-
-def known_extra_settings() -> list[str]:
-    r"""Every :attr:`KGESettings.extra` key some algorithm reads."""
-    return sorted({key for keys in extra_settings.values() for key in keys})
-
-
-def setting_owners(key: str) -> list[str]:
-    r"""The algorithms that read the :attr:`KGESettings.extra` key ``key``."""
-    return sorted(a for a, keys in extra_settings.items() if key in keys)
+Builder = Callable[..., tuple[Strategy, dict[int, Client]]]
 
 
 def check_extra(extra: Mapping[str, Any], algorithm: str | None = None) -> None:
     r"""Raises a :class:`ValueError` naming the first key of ``extra`` that
-    no algorithm reads, or, with ``algorithm``, that ``algorithm`` does not
-    read (a mistyped ``--set mu_distil=1`` would otherwise be ignored)."""
-    known = (
-        known_extra_settings()
-        if algorithm is None
-        else sorted(extra_settings.get(algorithm, {}))
-    )
-    for key in extra:
-        if key in known:
-            continue
-        owners = setting_owners(key)
-        if algorithm is None:
-            raise ValueError(f"Unknown algorithm setting {key!r} (known: {known})")
-        listed = ", ".join(known) if known else "none"
-        if owners:
-            raise ValueError(
-                f"{algorithm} has no setting {key!r} (a setting of "
-                f"{', '.join(owners)}); {algorithm}'s settings: {listed}"
-            )
-        raise ValueError(
-            f"Unknown algorithm setting {key!r}; {algorithm}'s settings: {listed}"
-        )
+    no algorithm declares, or, with ``algorithm``, that ``algorithm`` does
+    not declare (:func:`fedgraph.federated.algorithms.check_keys`)."""
+    check_keys(extra, algorithm)
 
 
 def algorithm_settings(algorithm: str, extra: Mapping[str, Any]) -> dict[str, Any]:
-    r"""The :attr:`KGESettings.extra` settings of ``algorithm``: its
-    defaults (``extra_settings[algorithm]``) updated with ``extra``, each
-    value cast to its default's type (:func:`cast_setting`). Keys of other
-    algorithms are ignored; keys no algorithm reads raise a
-    :class:`ValueError` (:func:`check_extra`)."""
-    check_extra(extra)
-    out = dict(extra_settings[algorithm])
-    for key, default in out.items():
-        if key in extra:
-            out[key] = cast_setting(f"Algorithm setting {key!r}", extra[key], default)
-    return out
+    r"""The settings of ``algorithm`` as a dict: its declared defaults
+    updated with ``extra``, each value cast and checked. Keys of other
+    algorithms are ignored; keys no algorithm declares raise a
+    :class:`ValueError`."""
+    check_keys(extra)
+    alg = get(algorithm, "kge")
+    own = {k: v for k, v in extra.items() if k in alg.defaults()}
+    return asdict(alg.parse(own))
 
 
-def _register_fedlu_feds() -> None:
-    # FedLU / FedEP / FedS builders (fedlu_setup imports KGESettings from here).
-    from fedgraph.federated.fedlu_setup import builders, defaults
-
-    kge_algorithms.update(builders)
-    extra_settings.update(defaults)
-
-
-_register_fedlu_feds()
+def known_extra_settings() -> list[str]:
+    r"""Every setting some KGE algorithm declares."""
+    return known_settings("kge")
 
 
 def build_kge_federation(
     algorithm: str, fed: FederatedKG, settings: KGESettings
 ) -> tuple[Strategy, dict[int, Client]]:
-    r"""The strategy and clients of ``algorithm`` on ``fed``."""
-    key = algorithm.lower().replace("-", "").replace("_", "")
-    if key not in kge_algorithms:
-        raise ValueError(
-            f"Could not resolve '{algorithm}' among choices {sorted(kge_algorithms)}"
-        )
-    check_extra(settings.extra)
-    return kge_algorithms[key](fed, settings)
+    r"""The strategy and clients of the KGE ``algorithm`` on ``fed``: its
+    registry entry's builder with its settings read from ``settings``
+    (the :attr:`KGESettings.extra` keys, after the legacy fields such as
+    :attr:`KGESettings.proximal_mu`)."""
+    alg = get(algorithm, "kge")
+    check_keys(settings.extra)
+    own = {k: v for k, v in settings.extra.items() if k in alg.defaults()}
+    return alg.build(fed, settings, alg.parse(own, legacy=settings))
+
+
+def __getattr__(name: str) -> Any:
+    # views of the registry, built on first use (the registry imports the
+    # family modules, which import this one)
+    if name == "kge_algorithms":
+        return {k: a.build for k, a in algorithms("kge").items()}
+    if name == "extra_settings":
+        return {k: a.defaults() for k, a in algorithms("kge").items()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
     "KGESettings",
     "build_clients",
     "build_kge_federation",
-    "kge_algorithms",
-    "extra_settings",
+    "fede_builder",
+    "entity_geometry",
     "algorithm_settings",
     "check_extra",
     "known_extra_settings",

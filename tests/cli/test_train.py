@@ -148,6 +148,7 @@ def test_train_cli_runs_the_independent_baseline(tmp_path):
         ("fedlu", "mu_distil=1", "'mu_distil'; fedlu's settings: distill_schedule"),
         ("fede", "p=0.4", "fede has no setting 'p' (a setting of feds)"),
         ("feds", "sync_interval=1.5", "'sync_interval' must be an integer"),
+        ("feds", "p=2", "feds setting 'p' must be a number in [0, 1] (got 2.0)"),
     ],
 )
 def test_train_cli_rejects_a_wrong_set_before_writing(
