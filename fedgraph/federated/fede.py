@@ -10,13 +10,13 @@ from torch import Tensor
 
 from fedgraph.eval.metrics import LinkPredState
 from fedgraph.federated.aggregate import scatter_mean_rows
-from fedgraph.federated.base import Strategy
+from fedgraph.federated.fedavg import FedAvg
 from fedgraph.federated.payload import Payload, PayloadError, Scalar
 
 ENTITY = "entity"
 
 
-class FedE(Strategy):
+class FedE(FedAvg):
     r"""FedE from `"FedE: Embedding Knowledge Graphs in Federated Setting"
     <https://arxiv.org/abs/2010.12882>`_ (Chen et al., IJCKG 2021).
 
@@ -35,6 +35,13 @@ class FedE(Strategy):
     (FedE Eq. 1–4; the plain mean over the participating clients that hold
     each entity, as FedE's code does; rows no participant holds keep their
     value).
+
+    FedE is :class:`~fedgraph.federated.FedAvg` over one shared tensor,
+    ``arrays["entity"]`` (:attr:`table`), with an entity index: each client
+    receives and returns only its rows, averaged row-wise; the aggregated rows
+    go through the same server-update hook
+    (:meth:`~fedgraph.federated.FedAvg.server_update`, called with the
+    received rows' ``index``), which server optimisers override.
 
     Args:
         num_entities (int): size of the global entity vocabulary.
@@ -75,12 +82,22 @@ class FedE(Strategy):
         self.init_range = float(init_range)
         self.seed = int(seed)
         self.evaluate_with = evaluate_with
-        self.config: dict[str, Scalar] = dict(config or {})
         gen = torch.Generator().manual_seed(self.seed)
-        self.table = (
+        table = (
             torch.rand(self.num_entities, self.entity_dim, generator=gen) * 2 - 1
         ) * self.init_range
+        super().__init__({ENTITY: table}, config=config)
         self.client_entities: dict[int, Tensor] = {}
+
+    @property
+    def table(self) -> Tensor:
+        r"""``[num_entities, entity_dim]`` the global entity table
+        :math:`\mathbf{E}_t` (``arrays["entity"]``)."""
+        return self.arrays[ENTITY]
+
+    @table.setter
+    def table(self, value: Tensor) -> None:
+        self.arrays[ENTITY] = value
 
     # ---------------------------------------------------------------- setup
     def register(self, registrations: Mapping[int, Payload]) -> None:
@@ -108,11 +125,6 @@ class FedE(Strategy):
         return self.table[ids].clone(), ids.clone()
 
     # ---------------------------------------------------------------- train
-    def train_config(self, server_round: int) -> dict[str, Scalar]:
-        r"""Config sent with round ``server_round``'s training payloads
-        (subclasses add their regulariser settings and call ``super()``)."""
-        return {**self.config, "server-round": int(server_round)}
-
     def configure_train(
         self, server_round: int, client_ids: Sequence[int]
     ) -> dict[int, Payload]:
@@ -149,8 +161,8 @@ class FedE(Strategy):
             self.num_entities,
             weights=self.aggregation_weights(replies),
         )
-        received = weight > 0
-        self.table[received] = table[received].to(self.table.dtype)
+        received = (weight > 0).nonzero().squeeze(1)
+        self.server_update(server_round, ENTITY, table[received], received)
 
     # ------------------------------------------------------------- evaluate
     def configure_evaluate(

@@ -10,6 +10,7 @@ from torch import Tensor
 
 from fedgraph.federated.fedavg import FedAvg
 from fedgraph.federated.fede import FedE
+from fedgraph.federated.loss_terms import LossTerm, register_loss_term
 from fedgraph.federated.payload import Scalar
 
 PROXIMAL_MU = "proximal-mu"
@@ -29,6 +30,46 @@ def _check_mu(proximal_mu: float) -> float:
             stacklevel=3,
         )
     return float(proximal_mu)
+
+
+def proximal_term(
+    table: Tensor, anchor: Tensor, mu: float, reduction: str = "sum"
+) -> Tensor:
+    r"""FedProx's :math:`\frac{\mu}{2}\lVert \mathbf{E} - \mathbf{E}_t
+    \rVert_F^2` over a whole entity table (FedLU's FedProx), or with
+    ``reduction="entity-mean"`` the mean over rows of
+    :math:`\frac{\mu}{2}\lVert \mathbf{e} - \mathbf{e}_t \rVert^2`
+    (see :class:`~fedgraph.federated.FedEProx`)."""
+    total = 0.5 * mu * (table - anchor).pow(2).sum()
+    if reduction == "sum":
+        return total
+    if reduction == "entity-mean":
+        return total / table.size(0)
+    raise ValueError(
+        f"`reduction` must be one of {PROXIMAL_REDUCTIONS} (got {reduction!r})"
+    )
+
+
+@register_loss_term
+class ProximalTerm(LossTerm):
+    r""":func:`proximal_term` on the client's entity table, anchored at the
+    received rows, when the config sets ``"proximal-mu"`` above zero."""
+
+    def __init__(self, anchor: Tensor, mu: float, reduction: str) -> None:
+        self.anchor, self.mu, self.reduction = anchor, mu, reduction
+
+    @classmethod
+    def from_config(
+        cls, config: Mapping[str, Any], received: Tensor, previous: Tensor | None
+    ) -> ProximalTerm | None:
+        mu = float(config.get(PROXIMAL_MU, 0.0))
+        if mu <= 0:
+            return None
+        return cls(received, mu, str(config.get(PROXIMAL_REDUCTION, "sum")))
+
+    def __call__(self, model: Any) -> Tensor:
+        w = model.entity_embedding.weight
+        return proximal_term(w, self.anchor, self.mu, self.reduction)
 
 
 class FedProx(FedAvg):
@@ -123,6 +164,8 @@ class FedEProx(FedE):
 
 
 __all__ = [
+    "proximal_term",
+    "ProximalTerm",
     "FedProx",
     "FedEProx",
     "PROXIMAL_MU",

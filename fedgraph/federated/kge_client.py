@@ -7,7 +7,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor
 
 from fedgraph.data.io import cpu_copy
@@ -15,108 +14,13 @@ from fedgraph.eval.metrics import DIRECTIONS, LinkPredState
 from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.federated.base import Client
 from fedgraph.federated.fede import ENTITY
-from fedgraph.federated.fedec import CONTRASTIVE_MU, CONTRASTIVE_TAU
-from fedgraph.federated.fedprox import (
-    PROXIMAL_MU,
-    PROXIMAL_REDUCTION,
-    PROXIMAL_REDUCTIONS,
-)
+from fedgraph.federated.loss_terms import active_terms
 from fedgraph.federated.payload import Payload, PayloadError
 from fedgraph.models.kge import MODES, KGEModel
 from fedgraph.models.losses import KGELoss, resolve_loss
 from fedgraph.models.sampling import NegativeSampler, subsampling_weights
 from fedgraph.partition.shard import KGShard
 from fedgraph.runtime.kge_trainer import train_epochs
-
-
-def proximal_term(
-    table: Tensor, anchor: Tensor, mu: float, reduction: str = "sum"
-) -> Tensor:
-    r"""FedProx's :math:`\frac{\mu}{2}\lVert \mathbf{E} - \mathbf{E}_t
-    \rVert_F^2` over a whole entity table (FedLU's FedProx), or with
-    ``reduction="entity-mean"`` the mean over rows of
-    :math:`\frac{\mu}{2}\lVert \mathbf{e} - \mathbf{e}_t \rVert^2`
-    (see :class:`~fedgraph.federated.FedEProx`)."""
-    total = 0.5 * mu * (table - anchor).pow(2).sum()
-    if reduction == "sum":
-        return total
-    if reduction == "entity-mean":
-        return total / table.size(0)
-    raise ValueError(
-        f"`reduction` must be one of {PROXIMAL_REDUCTIONS} (got {reduction!r})"
-    )
-
-
-#: Row norms below this count as this (as in :func:`torch.nn.functional.cosine_similarity`).
-COSINE_EPS = 1e-8
-
-
-class _MeanCosineGap(torch.autograd.Function):
-    r""":math:`\frac{1}{N}\sum_i \mathbf{w}_i \cdot \mathbf{d}_i /
-    \lVert \mathbf{w}_i \rVert` with its gradient in closed form,
-    :math:`\frac{1}{N}(\mathbf{d}_i - (\hat{\mathbf{w}}_i \cdot \mathbf{d}_i)
-    \hat{\mathbf{w}}_i) / \lVert \mathbf{w}_i \rVert` (``d`` is a constant):
-    three passes over the table instead of autograd's dozen."""
-
-    @staticmethod
-    def forward(ctx: Any, table: Tensor, direction: Tensor) -> Tensor:
-        norm = torch.linalg.vector_norm(table, dim=-1)
-        r = norm.clamp_min(COSINE_EPS)
-        a = torch.linalg.vecdot(table, direction)
-        ctx.save_for_backward(table, direction, r, a, norm > COSINE_EPS)
-        return (a / r).mean()
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        table, direction, r, a, live = ctx.saved_tensors
-        c = grad / table.size(0)
-        u = (c / r).unsqueeze(-1)
-        v = (c * a / r.pow(3) * live).unsqueeze(-1)  # a clamped norm is a constant
-        return torch.addcmul(direction * u, table, v, value=-1), None
-
-
-def contrastive_direction(positive: Tensor, negative: Tensor) -> Tensor:
-    r"""Row-wise :math:`\hat{\mathbf{n}}_i - \hat{\mathbf{p}}_i`, so that
-    :math:`\cos(\mathbf{w}_i, \mathbf{n}_i) - \cos(\mathbf{w}_i, \mathbf{p}_i)
-    = \mathbf{w}_i \cdot (\hat{\mathbf{n}}_i - \hat{\mathbf{p}}_i) /
-    \lVert \mathbf{w}_i \rVert`: computed once per round, since both tables
-    are fixed during local training."""
-    return F.normalize(negative, dim=-1, eps=COSINE_EPS) - F.normalize(
-        positive, dim=-1, eps=COSINE_EPS
-    )
-
-
-def contrastive_term(
-    table: Tensor,
-    positive: Tensor | None,
-    negative: Tensor | None,
-    mu: float,
-    tau: float,
-    *,
-    direction: Tensor | None = None,
-) -> Tensor:
-    r"""FedEC's embedding-contrastive term (see :class:`~fedgraph.federated.FedEC`):
-
-    .. math::
-        -\mu \log \frac{e^{s_g/\tau}}{e^{s_g/\tau} + e^{s_l/\tau}}, \quad
-        s_g = \overline{\cos}(\mathbf{E}, \mathbf{E}_t), \;
-        s_l = \overline{\cos}(\mathbf{E}, \mathbf{E}_{\mathrm{prev}})
-
-    computed as :math:`\mu\, \mathrm{softplus}((s_l - s_g)/\tau)`, with
-    :math:`s_l - s_g` taken in one pass against
-    :func:`contrastive_direction` (pass it as ``direction`` to skip
-    ``positive``/``negative``). Besides being ≈ 10× faster than two
-    :func:`~torch.nn.functional.cosine_similarity` calls on a FB15k-237
-    client table, this avoids subtracting two cosines near 1, so it is at
-    least as close to the float64 value (closer when the two tables differ
-    by only a few Adam steps).
-    """
-    if direction is None:
-        if positive is None or negative is None:
-            raise ValueError("pass `positive` and `negative`, or `direction`")
-        direction = contrastive_direction(positive, negative)
-    gap = _MeanCosineGap.apply(table, direction.to(table.dtype))
-    return mu * F.softplus(gap / tau)
 
 
 class KGEClient(Client):
@@ -126,8 +30,8 @@ class KGEClient(Client):
     overwrites its entity rows with the received global rows, trains
     ``local_epochs`` epochs (:func:`~fedgraph.runtime.kge_trainer.train_epochs`,
     both corruption modes, FedLU Eq. 7 loss by default) plus the regulariser the
-    strategy asked for in ``config`` (``"proximal-mu"``: FedProx;
-    ``"contrastive-mu"``/``"contrastive-tau"``: FedEC), and replies with its
+    terms the strategy's ``config`` switches on (the loss-term hook,
+    :mod:`fedgraph.federated.loss_terms`), and replies with its
     entity rows keyed by global id. Its triples, relation names and relation
     embeddings never leave it.
 
@@ -216,7 +120,8 @@ class KGEClient(Client):
             int(seed) * 7919 + self.client_id
         )
         self.optimizer = self._adam()
-        self.previous_table: Tensor | None = None  # FedEC's negative view
+        # the table at the end of the previous local training (loss terms)
+        self.previous_table: Tensor | None = None
 
     # ------------------------------------------------------------- helpers
     def _adam(self) -> torch.optim.Adam:
@@ -281,25 +186,16 @@ class KGEClient(Client):
             received = self.table.detach().clone()
         if self.reset_optimizer:
             self.optimizer = self._adam()
-        mu = float(cfg.get(PROXIMAL_MU, 0.0))
-        reduction = str(cfg.get(PROXIMAL_REDUCTION, "sum"))
-        mu_con = float(cfg.get(CONTRASTIVE_MU, 0.0))
-        tau = float(cfg.get(CONTRASTIVE_TAU, 1.0))
-        negative = self.previous_table if self.previous_table is not None else received
-        direction = contrastive_direction(received, negative) if mu_con > 0 else None
+        # the loss-term hook: the terms this round's config asks for
+        terms = active_terms(cfg, received, self.previous_table)
 
         def extra(model: KGEModel, *_: Any) -> Tensor:
-            w = model.entity_embedding.weight
-            out = w.new_zeros(())
-            if mu > 0:
-                out = out + proximal_term(w, received, mu, reduction)
-            if mu_con > 0:
-                out = out + contrastive_term(
-                    w, None, None, mu_con, tau, direction=direction
-                )
+            out = model.entity_embedding.weight.new_zeros(())
+            for term in terms:
+                out = out + term(model)
             return out
 
-        mean_loss = self._train_local(extra if (mu > 0 or mu_con > 0) else None)
+        mean_loss = self._train_local(extra if terms else None)
         return Payload(
             arrays={ENTITY: cpu_copy(self.table)},
             row_ids={ENTITY: self.shard.entity_ids.clone()},
@@ -360,7 +256,7 @@ class KGEClient(Client):
 
     def state_dict(self) -> dict[str, Any]:
         r"""The client's state as CPU tensors (model, optimiser, generator,
-        FedEC's previous table)."""
+        the previous round's table)."""
         return {
             "model": cpu_copy(self.model.state_dict()),
             "optimizer": cpu_copy(self.optimizer.state_dict()),
@@ -387,9 +283,22 @@ class KGEClient(Client):
         )
 
 
-__all__ = [
-    "KGEClient",
-    "proximal_term",
-    "contrastive_term",
-    "contrastive_direction",
-]
+_MOVED = {
+    "proximal_term": "fedgraph.federated.fedprox",
+    "contrastive_term": "fedgraph.federated.fedec",
+    "contrastive_direction": "fedgraph.federated.fedec",
+    "COSINE_EPS": "fedgraph.federated.fedec",
+}
+
+
+def __getattr__(name: str) -> Any:
+    # the regularisers moved to their algorithms' modules; the old import
+    # path keeps working
+    if name in _MOVED:
+        import importlib
+
+        return getattr(importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["KGEClient"]
