@@ -1,0 +1,149 @@
+r"""The contract every registered federated algorithm keeps, parametrised
+over the registry: two rounds on a toy federation through ``fedgraph
+train``, the ``results.json`` schema, stop-and-resume equality, the Flower
+apps on a local grid giving the simulation's results, and a state
+round-trip of the strategy and clients.
+
+A family whose algorithms have no harness here fails
+:func:`test_every_registered_family_has_a_harness`, so a new family cannot
+join the registry untested.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from fedgraph.cli.main import main
+from fedgraph.data import load_dataset
+from fedgraph.data.knowledge_graph import KnowledgeGraph
+from fedgraph.federated import algorithms as registry
+from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
+from fedgraph.partition import save_partition
+from fedgraph.partition.shard import FederatedKG, KGShard
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+ARGS = dict(dim=8, gamma=4.0, lr=0.01, batch_size=16, num_negatives=4, local_epochs=1)
+RESULT_KEYS = {
+    "weighted", "clients", "rounds", "seconds_per_round", "comm", "settings",
+    "history", "best_round", "best_valid", "stopped_early", "comm_per_round",
+}  # fmt: skip
+HARNESSES = {"kge"}
+
+
+def _toy() -> FederatedKG:
+    # 3 clients over 15 entities, neighbours sharing 3, two relations each
+    gen = torch.Generator().manual_seed(0)
+    shards = []
+    for c in range(3):
+        ids = torch.arange(4 * c, 4 * c + 7)
+        trip = torch.stack(
+            [torch.randint(7, (60,), generator=gen),
+             torch.randint(2, (60,), generator=gen),
+             torch.randint(7, (60,), generator=gen)], 1,
+        )  # fmt: skip
+        trip = torch.unique(trip, dim=0)
+        k = trip.size(0)
+        splits = {"train": trip[: k - 12], "valid": trip[k - 12 : k - 6]}
+        splits["test"] = trip[k - 6 :]
+        shards.append(
+            KGShard(
+                c, KnowledgeGraph(splits, 7, 2), ids, torch.tensor([2 * c, 2 * c + 1])
+            )
+        )
+    return FederatedKG(shards, 15, 6)
+
+
+@pytest.fixture(scope="module")
+def partition(tmp_path_factory):
+    return save_partition(_toy(), tmp_path_factory.mktemp("contract") / "toy3")
+
+
+def _train(partition, algorithm, out, *extra):
+    argv = ["train", "--data", str(partition), "--algorithm", algorithm,
+            "--out", str(out), "--rounds", "2", "--eval-every", "1", "--quiet"]  # fmt: skip
+    for k, v in ARGS.items():
+        argv += [f"--{k.replace('_', '-')}", str(v)]
+    assert main(argv + list(extra)) == 0
+    return json.loads((out / "results.json").read_text())
+
+
+def _timeless(doc):
+    drop = ("train_seconds", "eval_seconds")
+    return [{k: v for k, v in h.items() if k not in drop} for h in doc["history"]]
+
+
+def test_every_registered_family_has_a_harness():
+    families = {a.family for a in registry.algorithms().values()}
+    assert families <= HARNESSES, families - HARNESSES
+
+
+@pytest.mark.parametrize("algorithm", list(registry.algorithms("kge")))
+def test_kge_algorithm_contract(partition, tmp_path, algorithm, capsys):
+    doc = _train(partition, algorithm, tmp_path / "full")
+    assert RESULT_KEYS <= set(doc) and doc["rounds"] == 2
+    assert doc["settings"]["algorithm"] == algorithm
+    assert {"mrr", "hits@1", "hits@10"} <= set(doc["weighted"])
+    assert [h["round"] for h in doc["history"]] == [1, 2]
+    assert all("valid" in h for h in doc["history"])
+    assert len(doc["clients"]) == 3 and doc["comm"]["params_up"] > 0
+
+    # stopped after round 1 and resumed: the uninterrupted run's numbers
+    part = tmp_path / "part"
+    with pytest.raises(FileNotFoundError):
+        _train(partition, algorithm, part, "--stop-after", "1")
+    assert (part / "checkpoints" / "last.pt").exists()
+    resumed = _train(partition, algorithm, part, "--resume")
+    assert resumed["weighted"] == doc["weighted"]
+    assert _timeless(resumed) == _timeless(doc)
+
+    # state round-trip: the last checkpoint loads into a fresh federation
+    # and gives the same state back
+    state = torch.load(
+        tmp_path / "full" / "checkpoints" / "last.pt", weights_only=False
+    )
+    fed = load_dataset(partition)
+    strategy, clients = build_kge_federation(algorithm, fed, KGESettings(**ARGS))
+    strategy.load_state_dict(state["models"]["strategy"])
+    _same(strategy.state_dict(), state["models"]["strategy"])
+    for c, cl in clients.items():
+        cl.load_state_dict(state["models"]["clients"][c])
+        _same(cl.state_dict(), state["models"]["clients"][c])
+
+    # the Flower apps on a local grid: the simulation's results
+    pytest.importorskip("flwr")
+    from fedgraph.runtime.flower import run_local
+    from fedgraph.runtime.flower.client_app import app as client_app
+    from fedgraph.runtime.flower.client_app import load_federation
+    from fedgraph.runtime.flower.server_app import app as server_app
+
+    out = tmp_path / "flower"
+    cfg = {"data": str(partition), "algorithm": algorithm, "num-rounds": 2,
+           "eval-every": 1, "out": str(out), "seed": 0,
+           **{k.replace("_", "-"): v for k, v in ARGS.items()}}  # fmt: skip
+    try:
+        run_local(server_app, client_app, cfg, num_nodes=3)
+    finally:
+        load_federation.cache_clear()
+    flower = json.loads((out / "results.json").read_text())
+    assert flower["weighted"] == doc["weighted"]
+    assert _timeless(flower) == _timeless(doc)
+    assert flower["comm"] == doc["comm"]
+
+
+def _same(a, b):
+    if isinstance(a, torch.Tensor):
+        assert torch.equal(a, b)
+    elif isinstance(a, dict):
+        assert set(a) == set(b)
+        for k in a:
+            _same(a[k], b[k])
+    elif isinstance(a, list | tuple):
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            _same(x, y)
+    else:
+        assert a == b
