@@ -16,7 +16,7 @@ import torch
 from fedgraph.federated.base import Strategy
 from fedgraph.runtime.flower.config import FlowerRunSettings
 from fedgraph.runtime.flower.transport import GridTransport
-from fedgraph.runtime.loop import run_federation
+from fedgraph.runtime.loop import LoopHooks, LoopSettings, run_federation
 from fedgraph.runtime.result import SimulationResult
 
 #: ``f(settings) -> (strategy, number of clients)``.
@@ -129,14 +129,11 @@ def run_server(
     hooks: dict[str, Any] = {}
     if ckpt_dir:
         hooks = _checkpointing(Path(ckpt_dir), strategy, transport, cfg.resume)
+    settings = LoopSettings(
+        **cfg.loop_kwargs(), progress=progress, stop_after=stop_after
+    )
     res = run_federation(
-        strategy,
-        transport,
-        **cfg.loop_kwargs(),
-        progress=progress,
-        on_round=_log_round,
-        stop_after=stop_after,
-        **hooks,
+        strategy, transport, settings, LoopHooks(on_round=_log_round, **hooks)
     )
     if stop_after is not None and _interrupted(res, cfg):
         return strategy, res
