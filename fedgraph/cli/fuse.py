@@ -79,7 +79,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from fedgraph.cli.train import load_trained_run
     from fedgraph.eval import write_results
     from fedgraph.federated.fusion import (
         FusionSettings,
@@ -87,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
         load_single_model,
         single_model_settings,
     )
+    from fedgraph.runtime.trained import load_trained_run
 
     if args.threads > 0:
         torch.set_num_threads(args.threads)

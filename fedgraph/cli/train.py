@@ -13,7 +13,7 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 BASELINES = ("independent", "centralized")
 
@@ -115,91 +115,40 @@ def _parse_set(items: list[str]) -> dict[str, Any]:
 
 
 def _load_federation(data: str) -> Any:
-    from fedgraph.data import load_dataset
-    from fedgraph.partition.shard import FederatedKG
+    from fedgraph.runtime.trained import load_kge_federation
 
-    fed = load_dataset(Path(data) if Path(data).is_dir() else data)
-    if not isinstance(fed, FederatedKG):
-        raise ValueError(
-            f"`--data` {data!r} is not a federated dataset (got {type(fed).__name__})"
-        )
-    return fed
+    return load_kge_federation(data)
 
 
-class TrainedRun(NamedTuple):
-    r"""A ``fedgraph train`` run rebuilt by :func:`load_trained_run`."""
+def __getattr__(name: str) -> Any:
+    # moved to the library (fedgraph.runtime.trained); old imports keep working
+    if name in ("TrainedRun", "load_trained_run"):
+        from fedgraph.runtime import trained
 
-    meta: dict[str, Any]  #: the run's recorded settings (``progress.json``)
-    settings: Any  #: its :class:`~fedgraph.federated.kge_setup.KGESettings`
-    fed: Any  #: the federated dataset
-    strategy: Any
-    clients: dict[int, Any]
-    which_round: str  #: e.g. ``"round 60 (best valid)"``
-
-
-def load_trained_run(
-    run_dir: Path,
-    which: str = "best",
-    *,
-    data: str | None = None,
-    algorithms: tuple[str, ...] | None = None,
-    device: str = "cpu",
-) -> TrainedRun:
-    r"""A ``fedgraph train`` run rebuilt from its folder, the strategy and
-    clients holding the ``which`` checkpoint (``"best"``: the best validation
-    round, the one the run tested; ``"last"``). ``data`` replaces the dataset
-    the run recorded (a moved folder); ``algorithms`` limits the runs
-    accepted; the clients are rebuilt on ``device`` whatever device the run
-    trained on."""
-    import torch
-
-    from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
-
-    meta_file = run_dir / "progress.json"
-    if not meta_file.is_file():
-        raise FileNotFoundError(
-            f"{meta_file} not found: is `{run_dir}` a `fedgraph train` run?"
-        )
-    progress = json.loads(meta_file.read_text())
-    meta = progress["settings"]
-    algorithm = meta.get("algorithm")
-    if algorithms is not None and algorithm not in algorithms:
-        raise ValueError(
-            f"`{run_dir}` is a {algorithm!r} run, not one of {list(algorithms)}"
-        )
-    ckpt = run_dir / "checkpoints" / f"{which}.pt"
-    if not ckpt.is_file():
-        raise FileNotFoundError(
-            f"{ckpt} not found (run longer, or pass --checkpoint last)"
-        )
-    state = torch.load(ckpt, weights_only=False, map_location="cpu")
-    if which == "last":
-        which_round = f"round {state['round']} (last)"
-        state = state["models"]
-    else:
-        evald = [h for h in progress.get("history", []) if "valid" in h]
-        top = max(evald, key=lambda h: h["valid"]["mrr"]) if evald else {"round": "?"}
-        which_round = f"round {top['round']} (best valid)"
-    keys = KGESettings.__dataclass_fields__
-    settings = KGESettings(
-        **{**{k: meta[k] for k in keys if k in meta}, "device": device}
-    )
-    fed = _load_federation(meta["data"] if data is None else data)
-    strategy, clients = build_kge_federation(algorithm, fed, settings)
-    strategy.load_state_dict(state["strategy"])
-    for c, cl in clients.items():
-        cl.load_state_dict(state["clients"][c])
-    return TrainedRun(meta, settings, fed, strategy, clients, which_round)
+        return getattr(trained, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def run(args: argparse.Namespace) -> int:
-    import torch
+    r"""``fedgraph train``: checks everything, then trains (a baseline or a
+    federated algorithm) and writes the run's folder."""
+    algorithm = _check_args(args)
+    if args.threads > 0:
+        import torch
 
-    from fedgraph.data.io import atomic_write_json
+        torch.set_num_threads(args.threads)
+    if args.resume and _report_finished(args, algorithm):
+        return 0
+    if algorithm in BASELINES:
+        return _run_baseline(args, algorithm)
+    return _run_federated(args, algorithm)
+
+
+def _check_args(args: argparse.Namespace) -> str:
+    r"""The normalised algorithm name, after every check that needs no data
+    (nothing is written before they pass)."""
     from fedgraph.federated import algorithms as registry
-    from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
     from fedgraph.registry import resolve_device
-    from fedgraph.runtime import run_simulation
 
     algorithm = registry.normalize(args.algorithm)
     if algorithm not in _algorithms():
@@ -218,21 +167,26 @@ def run(args: argparse.Namespace) -> int:
             "client tested on its own tables of its own best round)"
         )
     extra = _parse_set(args.set)
-    try:  # before anything is written: a mistyped key is not silently ignored
+    try:  # a mistyped key or a wrong value is never silently ignored
         if algorithm in BASELINES:
             for key in extra:
                 raise ValueError(f"{algorithm} has no setting {key!r}")
-        else:  # and values of the right type and range
+        else:
             registry.get(algorithm).parse(extra)
     except ValueError as exc:
         raise ValueError(f"`--set`: {exc}") from None
-    if args.threads > 0:
-        torch.set_num_threads(args.threads)
     out: Path = args.out
     if out.exists() and any(out.iterdir()) and not args.resume:
         raise ValueError(f"`--out` {out} is not empty: pass --resume to continue it")
-    command = args.command_line
-    settings = KGESettings(
+    return algorithm
+
+
+def kge_settings(args: argparse.Namespace) -> Any:
+    r"""The :class:`~fedgraph.federated.kge_setup.KGESettings` of the
+    command line."""
+    from fedgraph.federated.kge_setup import KGESettings
+
+    return KGESettings(
         model=args.model,
         dim=args.dim,
         gamma=args.gamma,
@@ -247,62 +201,70 @@ def run(args: argparse.Namespace) -> int:
         evaluate_with=args.evaluate_with,
         loss=args.loss,
         shared_negatives=not args.per_positive_negatives,
-        extra=extra,
+        extra=_parse_set(args.set),
         device=args.device,
     )
-    finished = out / "results.json"
-    if args.resume and finished.exists() and algorithm not in BASELINES:
-        # a finished run: its best round was tested and its results written;
-        # resuming it would only repeat the test pass
-        done = json.loads(finished.read_text())
-        ran = done.get("settings", {}).get("algorithm")
-        if ran != algorithm:
-            raise ValueError(
-                f"`--out` {out} holds a finished {ran!r} run, not {algorithm!r}"
-            )
-        print(
-            f"{algorithm} run in {out} already finished at round {done['rounds']} "
-            f"(best round {done.get('best_round')}): test mrr "
-            f"{done['weighted']['mrr']:.4f}; {finished} left as written"
-        )
-        return 0
-    if algorithm in BASELINES:  # the KGE core's trainer, same results format
-        from fedgraph.runtime.baselines import run_baseline
 
-        res = run_baseline(
-            args.data,
-            setting=algorithm,
-            model=args.model,
-            hidden_channels=args.dim,
-            gamma=args.gamma,
-            out=out,
-            command=command,
-            lr=args.lr,
-            batch_size=args.batch_size,
-            num_negatives=args.num_negatives,
-            eval_every=args.eval_every,
-            patience=args.patience,
-            max_epochs=args.rounds,
-            seed=args.seed,
-            progress=not args.quiet,
-            shared_negatives=not args.per_positive_negatives,
-            device=args.device,
-        )
-        w = res["weighted"]
-        print(
-            f"{algorithm} on {args.data}: test mrr {w['mrr']:.4f}; results in {res['path']}"
-        )
-        return 0
 
-    t0 = time.perf_counter()
-    fed = _load_federation(args.data)
-    strategy, clients = build_kge_federation(algorithm, fed, settings)
-    setup_seconds = time.perf_counter() - t0
-    out.mkdir(parents=True, exist_ok=True)  # only once the run can start
-    meta = {
+def _report_finished(args: argparse.Namespace, algorithm: str) -> bool:
+    r"""``--resume`` on a finished federated run: its best round was tested
+    and its results written (resuming would only repeat the test pass), so
+    print them and leave the folder as it is."""
+    finished = args.out / "results.json"
+    if not finished.exists() or algorithm in BASELINES:
+        return False
+    done = json.loads(finished.read_text())
+    ran = done.get("settings", {}).get("algorithm")
+    if ran != algorithm:
+        raise ValueError(
+            f"`--out` {args.out} holds a finished {ran!r} run, not {algorithm!r}"
+        )
+    print(
+        f"{algorithm} run in {args.out} already finished at round {done['rounds']} "
+        f"(best round {done.get('best_round')}): test mrr "
+        f"{done['weighted']['mrr']:.4f}; {finished} left as written"
+    )
+    return True
+
+
+def _run_baseline(args: argparse.Namespace, algorithm: str) -> int:
+    r"""Independent / centralized: the KGE core's trainer, same results format."""
+    from fedgraph.runtime.baselines import run_baseline
+
+    res = run_baseline(
+        args.data,
+        setting=algorithm,
+        model=args.model,
+        hidden_channels=args.dim,
+        gamma=args.gamma,
+        out=args.out,
+        command=args.command_line,
+        lr=args.lr,
+        batch_size=args.batch_size,
+        num_negatives=args.num_negatives,
+        eval_every=args.eval_every,
+        patience=args.patience,
+        max_epochs=args.rounds,
+        seed=args.seed,
+        progress=not args.quiet,
+        shared_negatives=not args.per_positive_negatives,
+        device=args.device,
+    )
+    w = res["weighted"]
+    print(
+        f"{algorithm} on {args.data}: test mrr {w['mrr']:.4f}; results in {res['path']}"
+    )
+    return 0
+
+
+def _run_meta(
+    args: argparse.Namespace, algorithm: str, settings: Any, strategy: Any
+) -> dict[str, Any]:
+    r"""The run's recorded settings (``progress.json``, ``results.json``)."""
+    return {
         "algorithm": algorithm,
         "data": str(args.data),
-        "command": command,
+        "command": args.command_line,
         "strategy": repr(strategy),
         # the same, structured (what the strategy was built with)
         "strategy_params": strategy.get_params(),
@@ -320,10 +282,15 @@ def run(args: argparse.Namespace) -> int:
             "model_scored": f"{args.evaluate_with} entity table",
             "weighting": "pooled queries (= test-triple weighted)",
         },
-        "threads": torch.get_num_threads(),
-        "setup_seconds": setup_seconds,
     }
-    progress_path = out / "progress.json"
+
+
+def _progress_writer(args: argparse.Namespace, meta: dict[str, Any]) -> Any:
+    r"""The ``on_round`` callback: ``progress.json`` rewritten atomically
+    after every round (and, with ``--quiet``, one line per round)."""
+    from fedgraph.data.io import atomic_write_json
+
+    progress_path = args.out / "progress.json"
     history: list[dict[str, Any]] = []
     if args.resume and progress_path.exists():
         history = json.loads(progress_path.read_text()).get("history", [])
@@ -335,16 +302,40 @@ def run(args: argparse.Namespace) -> int:
             progress_path, {"settings": meta, "history": history}, default=float
         )
         if args.quiet:
-            line = f"round {entry['round']}: {entry['train_seconds']:.0f}s train"
-            if "valid" in entry:
-                v = entry["valid"]
-                line += (
-                    f", valid mrr {v.get('mrr', float('nan')):.4f} hits@10 "
-                    f"{v.get('hits@10', float('nan')):.4f} "
-                    f"({entry['eval_seconds']:.0f}s eval)"
-                )
-            print(line, flush=True)
+            print(_round_line(entry), flush=True)
 
+    return on_round
+
+
+def _round_line(entry: dict[str, Any]) -> str:
+    line = f"round {entry['round']}: {entry['train_seconds']:.0f}s train"
+    if "valid" in entry:
+        v = entry["valid"]
+        line += (
+            f", valid mrr {v.get('mrr', float('nan')):.4f} hits@10 "
+            f"{v.get('hits@10', float('nan')):.4f} "
+            f"({entry['eval_seconds']:.0f}s eval)"
+        )
+    return line
+
+
+def _run_federated(args: argparse.Namespace, algorithm: str) -> int:
+    r"""Builds the federation, runs it with a checkpoint every round and
+    writes ``results.json`` when it ends."""
+    import torch
+
+    from fedgraph.federated.kge_setup import build_kge_federation
+    from fedgraph.runtime import run_simulation
+
+    t0 = time.perf_counter()
+    settings = kge_settings(args)
+    fed = _load_federation(args.data)
+    strategy, clients = build_kge_federation(algorithm, fed, settings)
+    setup_seconds = time.perf_counter() - t0
+    args.out.mkdir(parents=True, exist_ok=True)  # only once the run can start
+    meta = _run_meta(args, algorithm, settings, strategy)
+    meta["threads"] = torch.get_num_threads()
+    meta["setup_seconds"] = setup_seconds
     t1 = time.perf_counter()
     res = run_simulation(
         strategy,
@@ -354,18 +345,18 @@ def run(args: argparse.Namespace) -> int:
         eval_every=args.eval_every,
         patience=args.patience,
         seed=args.seed,
-        checkpoint_dir=out / "checkpoints",
+        checkpoint_dir=args.out / "checkpoints",
         resume=args.resume,
         progress=not args.quiet,
         stop_after=args.stop_after,
-        on_round=on_round,
+        on_round=_progress_writer(args, meta),
         selection=args.selection,
     )
     meta["wall_seconds_this_call"] = time.perf_counter() - t1
     if not res.test:
         print(f"stopped after round {res.rounds}; continue with --resume", flush=True)
         return 0
-    path = res.write_results(out / "results.json", settings=meta)
+    path = res.write_results(args.out / "results.json", settings=meta)
     w = res.test
     print(
         f"{algorithm} on {args.data}: test mrr {w['mrr']:.4f} hits@1 {w['hits@1']:.4f} "

@@ -79,11 +79,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from fedgraph.cli.train import load_trained_run
     from fedgraph.data.io import atomic_write_json
     from fedgraph.federated.forget import load_forget_requests
     from fedgraph.federated.kge_setup import algorithm_settings
     from fedgraph.federated.retrain import retrain
+    from fedgraph.runtime.trained import load_trained_run
 
     if args.threads > 0:
         torch.set_num_threads(args.threads)

@@ -1,0 +1,92 @@
+r"""A finished or checkpointed ``fedgraph train`` run, rebuilt from its
+folder (:func:`load_trained_run`): what ``fedgraph fuse`` and ``fedgraph
+unlearn`` start from."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, NamedTuple
+
+
+def load_kge_federation(data: str | Path) -> Any:
+    r"""The federated KG named or stored at ``data`` (a registered dataset
+    name or a partition folder), or a :class:`ValueError` naming it."""
+    from fedgraph.data import load_dataset
+    from fedgraph.partition.shard import FederatedKG
+
+    fed = load_dataset(Path(data) if Path(data).is_dir() else str(data))
+    if not isinstance(fed, FederatedKG):
+        raise ValueError(
+            f"`--data` {str(data)!r} is not a federated dataset (got {type(fed).__name__})"
+        )
+    return fed
+
+
+class TrainedRun(NamedTuple):
+    r"""A ``fedgraph train`` run rebuilt by :func:`load_trained_run`."""
+
+    meta: dict[str, Any]  #: the run's recorded settings (``progress.json``)
+    settings: Any  #: its :class:`~fedgraph.federated.kge_setup.KGESettings`
+    fed: Any  #: the federated dataset
+    strategy: Any
+    clients: dict[int, Any]
+    which_round: str  #: e.g. ``"round 60 (best valid)"``
+
+
+def load_trained_run(
+    run_dir: Path,
+    which: str = "best",
+    *,
+    data: str | None = None,
+    algorithms: tuple[str, ...] | None = None,
+    device: str = "cpu",
+) -> TrainedRun:
+    r"""A ``fedgraph train`` run rebuilt from its folder, the strategy and
+    clients holding the ``which`` checkpoint (``"best"``: the best validation
+    round, the one the run tested; ``"last"``). ``data`` replaces the dataset
+    the run recorded (a moved folder); ``algorithms`` limits the runs
+    accepted; the clients are rebuilt on ``device`` whatever device the run
+    trained on."""
+    import torch
+
+    from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
+
+    meta_file = run_dir / "progress.json"
+    if not meta_file.is_file():
+        raise FileNotFoundError(
+            f"{meta_file} not found: is `{run_dir}` a `fedgraph train` run?"
+        )
+    progress = json.loads(meta_file.read_text())
+    meta = progress["settings"]
+    algorithm = meta.get("algorithm")
+    if algorithms is not None and algorithm not in algorithms:
+        raise ValueError(
+            f"`{run_dir}` is a {algorithm!r} run, not one of {list(algorithms)}"
+        )
+    ckpt = run_dir / "checkpoints" / f"{which}.pt"
+    if not ckpt.is_file():
+        raise FileNotFoundError(
+            f"{ckpt} not found (run longer, or pass --checkpoint last)"
+        )
+    state = torch.load(ckpt, weights_only=False, map_location="cpu")
+    if which == "last":
+        which_round = f"round {state['round']} (last)"
+        state = state["models"]
+    else:
+        evald = [h for h in progress.get("history", []) if "valid" in h]
+        top = max(evald, key=lambda h: h["valid"]["mrr"]) if evald else {"round": "?"}
+        which_round = f"round {top['round']} (best valid)"
+    keys = KGESettings.__dataclass_fields__
+    settings = KGESettings(
+        **{**{k: meta[k] for k in keys if k in meta}, "device": device}
+    )
+    fed = load_kge_federation(meta["data"] if data is None else data)
+    strategy, clients = build_kge_federation(algorithm, fed, settings)
+    strategy.load_state_dict(state["strategy"])
+    for c, cl in clients.items():
+        cl.load_state_dict(state["clients"][c])
+    return TrainedRun(meta, settings, fed, strategy, clients, which_round)
+
+
+__all__ = ["TrainedRun", "load_trained_run", "load_kge_federation"]
