@@ -1,5 +1,5 @@
 r"""Seconds per evaluation + backward of FedEC's contrastive term on one
-client's entity table: :func:`fedgraph.federated.kge_client.contrastive_term`
+client's entity table: :func:`fedgraph.federated.kge.client.contrastive_term`
 (one pass against the per-round direction, closed-form backward) against the
 two :func:`~torch.nn.functional.cosine_similarity` calls it replaced, and
 FedProx's per-entity-mean proximal term for scale. Also prints each form's
@@ -48,7 +48,7 @@ def main() -> None:
     a = p.parse_args()
     torch.set_num_threads(a.threads)
 
-    from fedgraph.federated.kge_client import (
+    from fedgraph.federated.kge.client import (
         _MeanCosineGap,
         contrastive_direction,
         contrastive_term,

@@ -22,7 +22,7 @@ from pathlib import Path
 import torch
 
 from fedgraph.data.rdf_entities import load_rdf
-from fedgraph.federated.rgcn_runner import METHODS, run_fed_rgcn
+from fedgraph.runtime.rgcn_runner import METHODS, run_fed_rgcn
 
 PAPER_TABLE4 = {
     "sp": 55.00,

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from fedgraph.eval import write_results
-    from fedgraph.federated.fusion import (
+    from fedgraph.federated.kge.fusion import (
         FusionSettings,
         fuse_and_evaluate,
         load_single_model,

@@ -182,9 +182,9 @@ def _check_args(args: argparse.Namespace) -> str:
 
 
 def kge_settings(args: argparse.Namespace) -> Any:
-    r"""The :class:`~fedgraph.federated.kge_setup.KGESettings` of the
+    r"""The :class:`~fedgraph.federated.kge.setup.KGESettings` of the
     command line."""
-    from fedgraph.federated.kge_setup import KGESettings
+    from fedgraph.federated.kge.setup import KGESettings
 
     return KGESettings(
         model=args.model,
@@ -324,7 +324,7 @@ def _run_federated(args: argparse.Namespace, algorithm: str) -> int:
     writes ``results.json`` when it ends."""
     import torch
 
-    from fedgraph.federated.kge_setup import build_kge_federation
+    from fedgraph.federated.kge.setup import build_kge_federation
     from fedgraph.runtime import run_simulation
 
     t0 = time.perf_counter()

@@ -55,7 +55,7 @@ def setting(
         choices (Iterable, optional): the allowed values.
         low, high (float, optional): the allowed range (closed unless
             ``low_open``/``high_open``).
-        legacy (str, optional): the :class:`~fedgraph.federated.kge_setup.KGESettings`
+        legacy (str, optional): the :class:`~fedgraph.federated.kge.setup.KGESettings`
             field that held this setting before it was the algorithm's (e.g.
             ``proximal_mu``, set by ``--proximal-mu`` and the Flower key
             ``proximal-mu``): read from there, then ``--set``/``extra`` wins.

@@ -29,7 +29,7 @@ class FedAvg(Strategy):
         initial_arrays (Mapping[str, Tensor], optional): the initial global
             tensors; :obj:`None`: the arrays of the lowest-id client whose
             registration payload carries some (e.g. one
-            :class:`~fedgraph.federated.rgcn_client.RGCNClient` built with
+            :class:`~fedgraph.federated.rgcn.client.RGCNClient` built with
             ``share_initial=True``), so that the server needs no client's data
             and the transfer is counted like any payload. (default:
             :obj:`None`)

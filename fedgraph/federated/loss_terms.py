@@ -3,7 +3,7 @@ r"""The client-side loss-term hook: terms a client adds to its local loss.
 A :class:`LossTerm` subclass is registered with :func:`register_loss_term`
 (in the module of the algorithm that asks for it: FedProx's proximal term in
 :mod:`fedgraph.federated.fedprox`, FedEC's contrastive term in
-:mod:`fedgraph.federated.fedec`). Each round a client asks every registered
+:mod:`fedgraph.federated.kge.fedec`). Each round a client asks every registered
 term whether the round's config switches it on
 (:meth:`LossTerm.from_config`) and adds the active ones to each batch's
 loss, in registration order. The client itself names no algorithm: the

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
-from fedgraph.partition.shard import FederatedKG
+from fedgraph.data.shard import FederatedKG
 
 
 def clustering_coefficient(edge_index: torch.Tensor, num_nodes: int) -> float:

@@ -13,7 +13,7 @@ def load_kge_federation(data: str | Path) -> Any:
     r"""The federated KG named or stored at ``data`` (a registered dataset
     name or a partition folder), or a :class:`ValueError` naming it."""
     from fedgraph.data import load_dataset
-    from fedgraph.partition.shard import FederatedKG
+    from fedgraph.data.shard import FederatedKG
 
     fed = load_dataset(Path(data) if Path(data).is_dir() else str(data))
     if not isinstance(fed, FederatedKG):
@@ -27,7 +27,7 @@ class TrainedRun(NamedTuple):
     r"""A ``fedgraph train`` run rebuilt by :func:`load_trained_run`."""
 
     meta: dict[str, Any]  #: the run's recorded settings (``progress.json``)
-    settings: Any  #: its :class:`~fedgraph.federated.kge_setup.KGESettings`
+    settings: Any  #: its :class:`~fedgraph.federated.kge.setup.KGESettings`
     fed: Any  #: the federated dataset
     strategy: Any
     clients: dict[int, Any]
@@ -50,7 +50,7 @@ def load_trained_run(
     trained on."""
     import torch
 
-    from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
+    from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
 
     meta_file = run_dir / "progress.json"
     if not meta_file.is_file():

@@ -175,7 +175,7 @@ def test_train_cli_bad_data_names_it_and_writes_nothing(tmp_path, capsys):
 
 
 def test_train_help_lists_every_algorithm_setting(capsys):
-    from fedgraph.federated.kge_setup import extra_settings
+    from fedgraph.federated.kge.setup import extra_settings
 
     with pytest.raises(SystemExit):
         main(["train", "--help"])

@@ -19,10 +19,10 @@ import torch
 from fedgraph.cli.main import main
 from fedgraph.data import load_dataset
 from fedgraph.data.knowledge_graph import KnowledgeGraph
+from fedgraph.data.shard import FederatedKG, KGShard
 from fedgraph.federated import algorithms as registry
-from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
+from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
 from fedgraph.partition import save_partition
-from fedgraph.partition.shard import FederatedKG, KGShard
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

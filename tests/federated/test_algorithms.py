@@ -7,7 +7,7 @@ import pytest
 
 from fedgraph.cli.main import main
 from fedgraph.federated import algorithms as registry
-from fedgraph.federated.kge_setup import KGESettings
+from fedgraph.federated.kge.setup import KGESettings
 
 
 def test_names_are_normalised_in_one_place():

@@ -10,7 +10,7 @@ from fedgraph.cli.main import main
 from fedgraph.federated import FedE, Payload
 from fedgraph.federated import algorithms as registry
 from fedgraph.federated.kge.fedavgm import FedAvgM
-from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
+from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
 from fedgraph.runtime.flower.config import FlowerRunSettings
 
 IDS = {0: torch.tensor([0, 2]), 1: torch.tensor([2, 3])}  # row 1 and 4: nobody

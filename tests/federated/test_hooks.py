@@ -9,20 +9,20 @@ from fedlu_toy import toy_federation
 
 from fedgraph.federated import FedE, Payload
 from fedgraph.federated.fedavg import FedAvg
-from fedgraph.federated.fedec import ContrastiveTerm
-from fedgraph.federated.fedprox import ProximalTerm
-from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
+from fedgraph.federated.kge.fedec import ContrastiveTerm
+from fedgraph.federated.kge.fedprox import ProximalTerm
+from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
 from fedgraph.federated.loss_terms import LOSS_TERMS, LossTerm, active_terms
 
 
 def test_the_generic_client_names_no_algorithm():
-    src = Path(__file__).parents[2] / "fedgraph" / "federated" / "kge_client.py"
+    src = Path(__file__).parents[2] / "fedgraph" / "federated" / "kge" / "client.py"
     imported = {
         node.module
         for node in ast.walk(ast.parse(src.read_text()))
         if isinstance(node, ast.ImportFrom)
     }
-    assert not imported & {"fedgraph.federated.fedprox", "fedgraph.federated.fedec"}
+    assert not imported & {"fedgraph.federated.fedprox", "fedgraph.federated.kge.fedec"}
 
 
 def test_terms_switch_on_from_the_config():

@@ -4,7 +4,7 @@ errors that name the key (a mistyped key must not be silently ignored)."""
 import pytest
 from fedlu_toy import toy_federation
 
-from fedgraph.federated.kge_setup import (
+from fedgraph.federated.kge.setup import (
     KGESettings,
     algorithm_settings,
     build_kge_federation,

@@ -24,12 +24,12 @@ from flwr.common.serde import context_from_proto, context_to_proto  # noqa: E402
 
 from fedgraph.data import load_dataset  # noqa: E402
 from fedgraph.data.knowledge_graph import KnowledgeGraph  # noqa: E402
+from fedgraph.data.shard import FederatedKG, KGShard  # noqa: E402
 from fedgraph.federated import Payload  # noqa: E402
-from fedgraph.federated.fedlu import FedLU  # noqa: E402
-from fedgraph.federated.fusion import FusionSettings  # noqa: E402
-from fedgraph.federated.kge_setup import KGESettings, build_kge_federation  # noqa: E402
+from fedgraph.federated.kge.fedlu import FedLU  # noqa: E402
+from fedgraph.federated.kge.fusion import FusionSettings  # noqa: E402
+from fedgraph.federated.kge.setup import KGESettings, build_kge_federation  # noqa: E402
 from fedgraph.partition import save_partition  # noqa: E402
-from fedgraph.partition.shard import FederatedKG, KGShard  # noqa: E402
 from fedgraph.runtime import run_simulation  # noqa: E402
 from fedgraph.runtime.flower import (  # noqa: E402
     ClientReplyError,

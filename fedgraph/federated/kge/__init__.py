@@ -4,8 +4,8 @@ Each module of this package may declare ``ALGORITHMS``, a list of
 :class:`~fedgraph.federated.algorithms.Algorithm` entries; the registry
 (:func:`fedgraph.federated.algorithms.algorithms`) imports every module
 here and collects them. A KGE builder is ``build(fed, kge_settings,
-settings) -> (strategy, clients)`` (see :mod:`fedgraph.federated.kge_setup`
-for :class:`~fedgraph.federated.kge_setup.KGESettings`,
-:func:`~fedgraph.federated.kge_setup.build_clients` and
-:func:`~fedgraph.federated.kge_setup.fede_builder`).
+settings) -> (strategy, clients)`` (see :mod:`fedgraph.federated.kge.setup`
+for :class:`~fedgraph.federated.kge.setup.KGESettings`,
+:func:`~fedgraph.federated.kge.setup.build_clients` and
+:func:`~fedgraph.federated.kge.setup.fede_builder`).
 """

@@ -4,27 +4,28 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from fedgraph.data.shard import FederatedKG
 from fedgraph.federated.algorithms import Algorithm, setting
 from fedgraph.federated.base import Client, Strategy
-from fedgraph.federated.fede import FedE
-from fedgraph.federated.fedec import FedEC
-from fedgraph.federated.fedlu import (
+from fedgraph.federated.fedprox import PROXIMAL_REDUCTIONS
+from fedgraph.federated.kge.fede import FedE
+from fedgraph.federated.kge.fedec import FedEC
+from fedgraph.federated.kge.fedlu import (
     GLOBAL_RELATIONS,
     LOCAL_INITS,
     SCHEDULES,
     FedLU,
     FedLUClient,
 )
-from fedgraph.federated.fedprox import PROXIMAL_REDUCTIONS, FedEProx
-from fedgraph.federated.feds import FedEP, FedS
-from fedgraph.federated.feds_client import FedSClient
-from fedgraph.federated.kge_setup import (
+from fedgraph.federated.kge.fedprox import FedEProx
+from fedgraph.federated.kge.feds import FedEP, FedS
+from fedgraph.federated.kge.feds_client import FedSClient
+from fedgraph.federated.kge.setup import (
     KGESettings,
     build_clients,
     entity_geometry,
     fede_builder,
 )
-from fedgraph.partition.shard import FederatedKG
 
 
 @dataclass(frozen=True)

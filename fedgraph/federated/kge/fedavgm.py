@@ -10,8 +10,8 @@ import torch
 from torch import Tensor
 
 from fedgraph.federated.algorithms import Algorithm, setting
-from fedgraph.federated.fede import ENTITY, FedE
-from fedgraph.federated.kge_setup import fede_builder
+from fedgraph.federated.kge.fede import ENTITY, FedE
+from fedgraph.federated.kge.setup import fede_builder
 
 
 @dataclass(frozen=True)

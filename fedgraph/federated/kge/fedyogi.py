@@ -8,7 +8,7 @@ from torch import Tensor
 
 from fedgraph.federated.algorithms import Algorithm
 from fedgraph.federated.kge.fedadam import FedAdam, FedAdamSettings
-from fedgraph.federated.kge_setup import fede_builder
+from fedgraph.federated.kge.setup import fede_builder
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ and builds the strategy, each ``ClientApp`` builds its own client from the
 same model settings and its node config's ``partition-id``. Keys and
 defaults are those of ``fedgraph train`` (FedLU's settings); settings of a
 particular algorithm go under ``extra.NAME`` (``extra.mu_distill = 2.0``,
-:attr:`~fedgraph.federated.kge_setup.KGESettings.extra`).
+:attr:`~fedgraph.federated.kge.setup.KGESettings.extra`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fedgraph.federated.fusion import FusionSettings
-from fedgraph.federated.kge_setup import KGESettings
+from fedgraph.federated.kge.fusion import FusionSettings
+from fedgraph.federated.kge.setup import KGESettings
 from fedgraph.registry import resolve_device
 from fedgraph.runtime.loop import SELECTIONS
 
@@ -71,7 +71,7 @@ EXTRA_PREFIX = "extra."
 SET_KEY = "set"
 
 #: run-config key → field of the model-fusion step (FedE §2.2.3,
-#: :class:`~fedgraph.federated.fusion.FusionSettings`; ``fusion.enabled``
+#: :class:`~fedgraph.federated.kge.fusion.FusionSettings`; ``fusion.enabled``
 #: switches it on).
 FUSION_PREFIX = "fusion."
 FUSION_KEYS = {
@@ -175,7 +175,7 @@ class FlowerRunSettings:
             server (for the vocabulary size, unless ``num_entities`` is set)
             and on every client.
         algorithm (str): a key of
-            :data:`~fedgraph.federated.kge_setup.kge_algorithms`.
+            :data:`~fedgraph.federated.kge.setup.kge_algorithms`.
         settings (KGESettings): model and local-training settings.
         num_rounds (int): maximum rounds. (default: :obj:`200`)
         fraction (float): client fraction :math:`F`. (default: :obj:`1.0`)

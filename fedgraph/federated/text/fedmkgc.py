@@ -9,8 +9,8 @@ from torch import Tensor
 
 from fedgraph.eval.metrics import LinkPredState
 from fedgraph.federated.fedavg import FedAvg
-from fedgraph.federated.fedmkgc_client import LOCAL_EPOCHS
 from fedgraph.federated.payload import Payload, Scalar
+from fedgraph.federated.text.client import LOCAL_EPOCHS
 
 #: The two schedules of FedMKGC.
 SCHEDULES = ("parallel", "sequential")

@@ -1,5 +1,5 @@
 r"""Builds a federated KGE run (strategy + clients) from a
-:class:`~fedgraph.partition.shard.FederatedKG` and plain settings.
+:class:`~fedgraph.data.shard.FederatedKG` and plain settings.
 
 The algorithms themselves live in the registry
 (:mod:`fedgraph.federated.algorithms`, family ``"kge"``: the modules of
@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 
+from fedgraph.data.shard import FederatedKG
 from fedgraph.federated.algorithms import (
     algorithms,
     cast_setting,
@@ -24,10 +25,9 @@ from fedgraph.federated.algorithms import (
     setting_owners,
 )
 from fedgraph.federated.base import Client, Strategy
-from fedgraph.federated.fede import FedE
-from fedgraph.federated.kge_client import KGEClient
+from fedgraph.federated.kge.client import KGEClient
+from fedgraph.federated.kge.fede import FedE
 from fedgraph.models.kge import resolve_model
-from fedgraph.partition.shard import FederatedKG
 
 
 @dataclass

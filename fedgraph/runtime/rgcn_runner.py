@@ -9,16 +9,16 @@ import torch
 
 from fedgraph.data.rdf_graph import RDFGraph
 from fedgraph.federated.base import Strategy
-from fedgraph.federated.fedalign import FedAlign, SyncOnEvaluate
 from fedgraph.federated.fedavg import FedAvg
 from fedgraph.federated.fedprox import FedProx
-from fedgraph.federated.rgcn_client import (
+from fedgraph.federated.rgcn.client import (
     LIPSCHITZ_CLIP,
     LIPSCHITZ_LAMBDA,
     LIPSCHITZ_ONE_SIDED,
     LOCAL_EPOCHS,
     RGCNClient,
 )
+from fedgraph.federated.rgcn.fedalign import FedAlign, SyncOnEvaluate
 from fedgraph.federated.separated import Separated
 from fedgraph.partition.rdf_shard import FederatedRDF
 from fedgraph.partition.rdf_type import RDFTypePartitioner
@@ -41,7 +41,7 @@ def build_strategy(
     r"""The strategy of ``method`` (one of :data:`METHODS`): SP, FedAvg,
     FedProx (:math:`\mu`), FedAlign (:math:`\mu`), and with ``-l`` the
     gradient penalty :math:`\lambda` of Eq. 11 on top (``one_sided`` for
-    the variant of :func:`~fedgraph.federated.lipschitz.gradient_penalty`),
+    the variant of :func:`~fedgraph.federated.rgcn.lipschitz.gradient_penalty`),
     its own gradient clipped to 2-norm ``clip`` (``None``: unclipped, as
     printed, which diverges to NaN on MUTAG and AIFB at the published
     :math:`\lambda` and lr). Federated ones evaluate with the

@@ -10,9 +10,9 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from fedgraph.federated.base import Client
-from fedgraph.federated.lipschitz import gradient_penalty
-from fedgraph.federated.ot import alignment_term
 from fedgraph.federated.payload import Payload
+from fedgraph.federated.rgcn.lipschitz import gradient_penalty
+from fedgraph.federated.rgcn.ot import alignment_term
 from fedgraph.models.gnn.rgcn import RGCN
 from fedgraph.partition.rdf_shard import RDFShard
 
@@ -58,7 +58,7 @@ class RGCNClient(Client):
     (each term only when the strategy sets ``proximal-mu``, ``fedalign-mu``
     with peers' bases, or ``lipschitz-lambda`` in the config; FedAlign
     Eq. 12; ``lipschitz-one-sided`` selects the one-sided penalty of
-    :func:`~fedgraph.federated.lipschitz.gradient_penalty`;
+    :func:`~fedgraph.federated.rgcn.lipschitz.gradient_penalty`;
     ``lipschitz-clip`` caps the 2-norm of the penalty's own gradient, which
     is otherwise unbounded: its second-order terms reach norms of 25-160 on
     the first MUTAG step at :math:`\lambda = 10` and SGD lr 0.1 diverges to

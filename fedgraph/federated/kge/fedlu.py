@@ -11,14 +11,14 @@ import torch
 from torch import Tensor
 
 from fedgraph.data.io import cpu_copy
+from fedgraph.data.shard import KGShard
 from fedgraph.eval.metrics import LinkPredState
 from fedgraph.eval.ranking import TripleFilter
-from fedgraph.federated.fede import ENTITY, FedE
-from fedgraph.federated.kge_client import KGEClient
-from fedgraph.federated.mutual import mutual_epochs
+from fedgraph.federated.kge.client import KGEClient
+from fedgraph.federated.kge.fede import ENTITY, FedE
 from fedgraph.federated.payload import Payload, Scalar
 from fedgraph.models.kge import KGEModel
-from fedgraph.partition.shard import KGShard
+from fedgraph.training.mutual import mutual_epochs
 
 #: config key: the distillation weight sent by the server (both directions,
 #: unless the two keys below say otherwise).
@@ -266,7 +266,7 @@ class FedLUClient(KGEClient):
     ``local_epochs`` epochs, every batch takes a local step on
     :math:`\mathcal{L}^{\text{predict}} + \mu_{\text{distill}}
     \mathcal{L}^{\text{distill}}` (Eq. 11, teacher: global) and a global step
-    with the roles swapped (:func:`~fedgraph.federated.mutual.mutual_epochs`);
+    with the roles swapped (:func:`~fedgraph.training.mutual.mutual_epochs`);
     only the global rows are sent back. The local optimiser persists across
     rounds (the local table is never overwritten); the global optimiser starts
     afresh each round, as FedLU's code does. At its first round the client
@@ -290,7 +290,7 @@ class FedLUClient(KGEClient):
             the global model's relation table is untied from the local one at
             the first round (both still at their initial values) and joins the
             global optimiser. (default: :obj:`"shared"`)
-        **kwargs: :class:`~fedgraph.federated.kge_client.KGEClient` options.
+        **kwargs: :class:`~fedgraph.federated.kge.client.KGEClient` options.
     """
 
     def __init__(

@@ -22,12 +22,12 @@ from torch import Tensor
 
 from fedgraph.data.io import atomic_write_json
 from fedgraph.data.knowledge_graph import KnowledgeGraph
+from fedgraph.data.shard import FederatedKG, KGShard
 from fedgraph.eval.metrics import LinkPredState
 from fedgraph.eval.ranking import TripleFilter, rank_triples
-from fedgraph.federated.forget import retained_triples
+from fedgraph.federated.unlearning.forget import retained_triples
 from fedgraph.models.kge import KGEModel, resolve_model
-from fedgraph.partition.shard import FederatedKG, KGShard
-from fedgraph.runtime.kge_trainer import KGETrainer
+from fedgraph.training.kge_trainer import KGETrainer
 
 SPLITS = ("train", "valid", "test")
 
@@ -94,7 +94,7 @@ def retrain(
     **trainer_kwargs: Any,
 ) -> dict[str, Any]:
     r"""Trains the re-trained references and evaluates them like
-    :func:`~fedgraph.federated.unlearn.evaluate_forgetting`.
+    :func:`~fedgraph.federated.unlearning.unlearn.evaluate_forgetting`.
 
     Args:
         fed (FederatedKG): the federation.
@@ -110,7 +110,7 @@ def retrain(
             options but ``max_epochs``, and forget sets, recorded in
             ``settings.json``; else :class:`ValueError`); else start afresh.
             (default: :obj:`True`)
-        **trainer_kwargs: :class:`~fedgraph.runtime.kge_trainer.KGETrainer`
+        **trainer_kwargs: :class:`~fedgraph.training.kge_trainer.KGETrainer`
             options (``lr``, ``batch_size``, ``max_epochs``, …).
 
     Returns:

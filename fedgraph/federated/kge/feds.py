@@ -28,15 +28,15 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from fedgraph.federated.fede import ENTITY
-from fedgraph.federated.fedep import FULL_UPLOAD, PRIORITY, SIGN, SPARSITY, FedEP
-from fedgraph.federated.payload import Payload, Scalar
-from fedgraph.federated.sparsify import (
+from fedgraph.federated.kge.fede import ENTITY
+from fedgraph.federated.kge.fedep import FULL_UPLOAD, PRIORITY, SIGN, SPARSITY, FedEP
+from fedgraph.federated.kge.sparsify import (
     downstream_select,
     is_sync_round,
     num_selected,
     personalised_aggregate,
 )
+from fedgraph.federated.payload import Payload, Scalar
 
 
 class FedS(FedEP):
@@ -58,7 +58,7 @@ class FedS(FedEP):
 
     * Intermittent synchronisation (§III-E): every ``sync_interval + 1``
       rounds (rounds ``1, s + 2, …``), a full FedEP exchange
-      (:func:`~fedgraph.federated.sparsify.is_sync_round`).
+      (:func:`~fedgraph.federated.kge.sparsify.is_sync_round`).
 
     A sparse round's uploads are answered by the *next* round's downloads.
     FedS assumes every client takes part in every round (as the paper); with a

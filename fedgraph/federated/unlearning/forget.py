@@ -21,7 +21,7 @@ import torch
 from torch import Tensor
 
 from fedgraph.data.io import read_text, split_columns
-from fedgraph.partition.shard import FederatedKG, KGShard
+from fedgraph.data.shard import FederatedKG, KGShard
 
 
 class ForgetRequestError(ValueError):

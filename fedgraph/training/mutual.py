@@ -12,11 +12,11 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from fedgraph.federated.distill import distillation_loss
-from fedgraph.federated.interference import interference_loss
 from fedgraph.models.kge import MODES, KGEModel
 from fedgraph.models.losses import KGELoss
 from fedgraph.models.sampling import NegativeSampler
+from fedgraph.training.distill import distillation_loss
+from fedgraph.training.interference import interference_loss
 
 
 def _scores(

@@ -3,7 +3,7 @@ unlearning (§4.2, Eqs. 12–14).
 
 Pure functions on scores (higher = more plausible). The passive-decay step
 that follows is mutual distillation on the retained set
-(:func:`fedgraph.federated.distill.distillation_loss`).
+(:func:`fedgraph.training.distill.distillation_loss`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch.nn.functional as F
 from torch import Tensor
 
-from fedgraph.federated.distill import distillation_loss
+from fedgraph.training.distill import distillation_loss
 
 
 def _check(pos_score: Tensor, neg_score: Tensor) -> Tensor:

@@ -20,12 +20,12 @@ from torch import Tensor
 
 from fedgraph.eval.metrics import LinkPredState
 from fedgraph.eval.ranking import TripleFilter
-from fedgraph.federated.fede import ENTITY
-from fedgraph.federated.fedlu import FedLU, FedLUClient
-from fedgraph.federated.forget import check_forget_triples, retained_triples
-from fedgraph.federated.mutual import interference_epochs, mutual_epochs
+from fedgraph.federated.kge.fede import ENTITY
+from fedgraph.federated.kge.fedlu import FedLU, FedLUClient
 from fedgraph.federated.payload import Payload
+from fedgraph.federated.unlearning.forget import check_forget_triples, retained_triples
 from fedgraph.models.sampling import NegativeSampler, subsampling_weights
+from fedgraph.training.mutual import interference_epochs, mutual_epochs
 
 METRICS = ("hits@1", "mrr")
 

@@ -10,17 +10,17 @@ import torch
 from torch import Tensor
 
 from fedgraph.data.io import cpu_copy
+from fedgraph.data.shard import KGShard
 from fedgraph.eval.metrics import DIRECTIONS, LinkPredState
 from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.federated.base import Client
-from fedgraph.federated.fede import ENTITY
+from fedgraph.federated.kge.fede import ENTITY
 from fedgraph.federated.loss_terms import active_terms
 from fedgraph.federated.payload import Payload, PayloadError
 from fedgraph.models.kge import MODES, KGEModel
 from fedgraph.models.losses import KGELoss, resolve_loss
 from fedgraph.models.sampling import NegativeSampler, subsampling_weights
-from fedgraph.partition.shard import KGShard
-from fedgraph.runtime.kge_trainer import train_epochs
+from fedgraph.training.kge_trainer import train_epochs
 
 
 class KGEClient(Client):
@@ -28,7 +28,7 @@ class KGEClient(Client):
 
     It registers the global ids of its entities once, then each round
     overwrites its entity rows with the received global rows, trains
-    ``local_epochs`` epochs (:func:`~fedgraph.runtime.kge_trainer.train_epochs`,
+    ``local_epochs`` epochs (:func:`~fedgraph.training.kge_trainer.train_epochs`,
     both corruption modes, FedLU Eq. 7 loss by default) plus the regulariser the
     terms the strategy's ``config`` switches on (the loss-term hook,
     :mod:`fedgraph.federated.loss_terms`), and replies with its
@@ -229,7 +229,7 @@ class KGEClient(Client):
         own entities as candidates, its ranked directions, its filter unless
         ``filter`` is given) with ``model`` (default: the client's model; any
         object with the KGE scoring API, e.g. a
-        :class:`~fedgraph.federated.fusion.ScoreFusion`)."""
+        :class:`~fedgraph.federated.kge.fusion.ScoreFusion`)."""
         return rank_triples(
             self.model if model is None else model,
             triples,
@@ -284,10 +284,10 @@ class KGEClient(Client):
 
 
 _MOVED = {
-    "proximal_term": "fedgraph.federated.fedprox",
-    "contrastive_term": "fedgraph.federated.fedec",
-    "contrastive_direction": "fedgraph.federated.fedec",
-    "COSINE_EPS": "fedgraph.federated.fedec",
+    "proximal_term": "fedgraph.federated.kge.fedprox",
+    "contrastive_term": "fedgraph.federated.kge.fedec",
+    "contrastive_direction": "fedgraph.federated.kge.fedec",
+    "COSINE_EPS": "fedgraph.federated.kge.fedec",
 }
 
 

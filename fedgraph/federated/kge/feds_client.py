@@ -1,5 +1,5 @@
 r"""The client side of FedEP and FedS (`FedS <https://arxiv.org/abs/2406.13225>`_
-§III, §IV-B); see :mod:`fedgraph.federated.feds` for the message layout."""
+§III, §IV-B); see :mod:`fedgraph.federated.kge.feds` for the message layout."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import torch
 from torch import Tensor
 
 from fedgraph.data.io import cpu_copy
-from fedgraph.federated.fede import ENTITY
-from fedgraph.federated.feds import FULL_UPLOAD, PRIORITY, SIGN, SPARSITY
-from fedgraph.federated.kge_client import KGEClient
+from fedgraph.federated.kge.client import KGEClient
+from fedgraph.federated.kge.fede import ENTITY
+from fedgraph.federated.kge.feds import FULL_UPLOAD, PRIORITY, SIGN, SPARSITY
+from fedgraph.federated.kge.sparsify import personalised_update, upstream_select
 from fedgraph.federated.payload import Payload, PayloadError
-from fedgraph.federated.sparsify import personalised_update, upstream_select
 
 
 class FedSClient(KGEClient):
@@ -32,7 +32,7 @@ class FedSClient(KGEClient):
     (FedS Eqs. 1–2), and records them as last uploaded (:math:`\mathbf{E}^h`,
     initialised with the first received rows).
 
-    Args: as :class:`~fedgraph.federated.kge_client.KGEClient`.
+    Args: as :class:`~fedgraph.federated.kge.client.KGEClient`.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

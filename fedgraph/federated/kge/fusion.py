@@ -204,7 +204,7 @@ def fuse_client(
     ``single`` and ``federated`` (moved to the federated model's device) on
     the client's ``fit_split`` triples, then ranks ``split`` with the three
     models under the client's protocol (:meth:`KGEClient.rank
-    <fedgraph.federated.kge_client.KGEClient.rank>`).
+    <fedgraph.federated.kge.client.KGEClient.rank>`).
 
     Returns:
         ``(row, states)``: ``row = {"client", "n_test", "fusion": {"w_single",
@@ -390,7 +390,7 @@ def load_single_model(
 ) -> KGEModel:
     r"""Client ``shard.client_id``'s best Independent model from
     ``single_dir/trainerK.pt`` (a
-    :class:`~fedgraph.runtime.kge_trainer.KGETrainer` checkpoint), built as
+    :class:`~fedgraph.training.kge_trainer.KGETrainer` checkpoint), built as
     ``settings`` (:func:`single_model_settings`) says, on the CPU. A missing
     file or one that does not fit the client raises an error naming it."""
     from fedgraph.models.kge import resolve_model

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from fedgraph.federated.fede import FedE
+from fedgraph.federated.kge.fede import FedE
 from fedgraph.federated.loss_terms import LossTerm, register_loss_term
 from fedgraph.federated.payload import Scalar
 

@@ -1,5 +1,5 @@
 r"""FedEP, the personalised FedE baseline of `FedS <https://arxiv.org/abs/2406.13225>`_
-(§IV-B); the message layout shared with FedS is in :mod:`fedgraph.federated.feds`."""
+(§IV-B); the message layout shared with FedS is in :mod:`fedgraph.federated.kge.feds`."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import torch
 from torch import Tensor
 
 from fedgraph.federated.aggregate import scatter_mean_rows
-from fedgraph.federated.fede import ENTITY, FedE
+from fedgraph.federated.kge.fede import ENTITY, FedE
+from fedgraph.federated.kge.sparsify import shared_entity_mask
 from fedgraph.federated.payload import Payload, PayloadError, Scalar
-from fedgraph.federated.sparsify import shared_entity_mask
 
 SIGN = "sign"
 PRIORITY = "priority"

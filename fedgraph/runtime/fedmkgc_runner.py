@@ -21,9 +21,9 @@ from torch import nn
 from fedgraph.data.entity_text import entity_titles
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.federated.base import Strategy
-from fedgraph.federated.fedmkgc import FedMKGC
-from fedgraph.federated.fedmkgc_client import LOCAL_EPOCHS, FedMKGCClient
 from fedgraph.federated.separated import Separated
+from fedgraph.federated.text.client import LOCAL_EPOCHS, FedMKGCClient
+from fedgraph.federated.text.fedmkgc import FedMKGC
 from fedgraph.models.text._transformers import require_transformers
 from fedgraph.models.text.bi_encoder import ENCODER, BiEncoder
 from fedgraph.models.text.tokens import EntityTokens
