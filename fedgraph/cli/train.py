@@ -18,10 +18,23 @@ from typing import Any
 BASELINES = ("independent", "centralized")
 
 
-def _algorithms() -> list[str]:
+#: Defaults that differ by family: KGE (FedLU's settings), R-GCN (FedAlign's).
+FAMILY_DEFAULTS = {
+    "kge": {"rounds": 200, "local_epochs": 3, "dim": 256, "lr": 1e-4},
+    "rgcn": {"rounds": 20, "local_epochs": 5, "dim": 16, "lr": 0.1},
+}
+
+
+def _algorithms(family: str = "kge") -> list[str]:
     from fedgraph.federated.algorithms import algorithms
 
-    return list(algorithms("kge")) + list(BASELINES)
+    return list(algorithms(family)) + (list(BASELINES) if family == "kge" else [])
+
+
+def _family(args: argparse.Namespace) -> str:
+    r"""``rgcn`` for ``--model rgcn`` (node classification on an RDF graph),
+    else ``kge``."""
+    return "rgcn" if str(args.model).lower() == "rgcn" else "kge"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,20 +51,44 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--data", required=True, help="dataset name or partition folder")
-    p.add_argument("--algorithm", required=True, help=f"one of {_algorithms()}")
-    p.add_argument("--model", default="transe", help="KGE model (default: transe)")
+    p.add_argument(
+        "--algorithm",
+        required=True,
+        help=f"KGE: one of {_algorithms()}; R-GCN (--model rgcn): one of "
+        f"{_algorithms('rgcn')}",
+    )
+    p.add_argument(
+        "--model",
+        default="transe",
+        help="KGE model, or rgcn: node classification on an RDF graph (--data "
+        "aifb|mutag|bgs|am), partitioned by node-type sampling (default: transe)",
+    )
     p.add_argument("--out", required=True, type=Path, help="output folder")
     p.add_argument(
         "--rounds",
         type=int,
-        default=200,
-        help="max rounds (baselines: max epochs) (default: 200)",
+        default=None,
+        help="max rounds (baselines: max epochs) (default: 200; R-GCN: 20)",
     )
-    p.add_argument("--local-epochs", type=int, default=3)
+    p.add_argument(
+        "--local-epochs", type=int, default=None, help="(default: 3; R-GCN: 5)"
+    )
     p.add_argument("--batch-size", type=int, default=1024)
     p.add_argument("--num-negatives", type=int, default=256)
-    p.add_argument("--dim", type=int, default=256)
-    p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--dim", type=int, default=None, help="(default: 256; R-GCN: 16)")
+    p.add_argument("--lr", type=float, default=None, help="(default: 1e-4; R-GCN: 0.1)")
+    p.add_argument(
+        "--num-bases", type=int, default=100, help="R-GCN bases (default: 100)"
+    )
+    p.add_argument(
+        "--clients", type=int, default=10, help="R-GCN: number of clients (default: 10)"
+    )
+    p.add_argument(
+        "--num-types",
+        type=int,
+        default=6,
+        help="R-GCN: node types sampled per client (default: 6)",
+    )
     p.add_argument("--gamma", type=float, default=9.0)
     p.add_argument("--fraction", type=float, default=1.0, help="client fraction F")
     p.add_argument("--eval-every", type=int, default=5)
@@ -132,7 +169,11 @@ def __getattr__(name: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     r"""``fedgraph train``: checks everything, then trains (a baseline or a
     federated algorithm) and writes the run's folder."""
-    algorithm = _check_args(args)
+    family = _family(args)
+    for key, value in FAMILY_DEFAULTS[family].items():
+        if getattr(args, key, None) is None:
+            setattr(args, key, value)
+    algorithm = _check_args(args, family)
     if args.threads > 0:
         import torch
 
@@ -141,19 +182,25 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if algorithm in BASELINES:
         return _run_baseline(args, algorithm)
+    if family == "rgcn":
+        from fedgraph.cli.train_rgcn import run_rgcn
+
+        return run_rgcn(args, algorithm)
     return _run_federated(args, algorithm)
 
 
-def _check_args(args: argparse.Namespace) -> str:
+def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
     r"""The normalised algorithm name, after every check that needs no data
     (nothing is written before they pass)."""
     from fedgraph.federated import algorithms as registry
     from fedgraph.registry import resolve_device
 
     algorithm = registry.normalize(args.algorithm)
-    if algorithm not in _algorithms():
+    if algorithm not in _algorithms(family):
         raise ValueError(
-            f"Could not resolve '{args.algorithm}' among choices {_algorithms()}"
+            f"Could not resolve '{args.algorithm}' among choices "
+            f"{_algorithms(family)}"
+            + (" (R-GCN: --model rgcn)" if family == "kge" else "")
         )
     resolve_device(args.device, "`--device`")
     if args.selection != "weighted" and algorithm in BASELINES:
@@ -172,7 +219,7 @@ def _check_args(args: argparse.Namespace) -> str:
             for key in extra:
                 raise ValueError(f"{algorithm} has no setting {key!r}")
         else:
-            registry.get(algorithm).parse(extra)
+            registry.get(algorithm, family).parse(extra)
     except ValueError as exc:
         raise ValueError(f"`--set`: {exc}") from None
     out: Path = args.out
@@ -309,6 +356,8 @@ def _progress_writer(args: argparse.Namespace, meta: dict[str, Any]) -> Any:
 
 def _round_line(entry: dict[str, Any]) -> str:
     line = f"round {entry['round']}: {entry['train_seconds']:.0f}s train"
+    if "accuracy" in entry.get("test", {}):  # R-GCN: FedAlign's protocol
+        return line + f", test accuracy {entry['test']['accuracy']:.4f}"
     if "valid" in entry:
         v = entry["valid"]
         line += (

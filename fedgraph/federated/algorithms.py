@@ -119,7 +119,7 @@ class Algorithm:
         r"""The settings instance from ``values`` (unknown keys raise; each
         value is cast and range-checked, :func:`check_value`); settings with a
         ``legacy`` field are read from the object ``legacy`` first."""
-        check_keys(values, self.name)
+        check_keys(values, self)
         out = {}
         for f in self.fields():
             value = f.default
@@ -132,7 +132,7 @@ class Algorithm:
         return self.settings(**out)
 
 
-_REGISTRY: dict[str, Algorithm] = {}
+_REGISTRY: dict[tuple[str, str], Algorithm] = {}
 _LOADED: set[str] = set()
 
 
@@ -153,33 +153,45 @@ def _load(family: str) -> None:
 
 
 def register(alg: Algorithm) -> Algorithm:
-    r"""Adds ``alg`` (a second algorithm under the same name raises)."""
-    known = _REGISTRY.get(alg.name)
+    r"""Adds ``alg`` (a second algorithm of the same family under the same
+    name raises; families may share names, e.g. FedProx for KGE and R-GCN)."""
+    key = (alg.family, alg.name)
+    known = _REGISTRY.get(key)
     if known is not None and known is not alg:
-        raise ValueError(f"Algorithm {alg.name!r} is registered twice")
-    _REGISTRY[alg.name] = alg
+        raise ValueError(f"Algorithm {alg.name!r} ({alg.family}) is registered twice")
+    _REGISTRY[key] = alg
     return alg
 
 
 def algorithms(family: str | None = None) -> dict[str, Algorithm]:
-    r"""Name → :class:`Algorithm`, sorted, of ``family`` (default: all)."""
+    r"""The algorithms of ``family``, name → :class:`Algorithm`, sorted; with
+    no family, all of them keyed ``"family/name"``."""
     for fam in FAMILIES:
         _load(fam)
-    return {
-        k: v
-        for k, v in sorted(_REGISTRY.items())
-        if family is None or v.family == family
-    }
+    if family is not None:
+        if family not in FAMILIES:
+            raise ValueError(f"`family` must be one of {FAMILIES} (got {family!r})")
+        return {n: a for (f, n), a in sorted(_REGISTRY.items()) if f == family}
+    return {f"{f}/{n}": a for (f, n), a in sorted(_REGISTRY.items())}
 
 
-def get(name: str, family: str | None = None) -> Algorithm:
-    r"""The algorithm named ``name`` (normalised), or a :class:`ValueError`
-    listing the choices."""
-    known = algorithms(family)
+def get(name: str | Algorithm, family: str | None = None) -> Algorithm:
+    r"""The algorithm named ``name`` (normalised) in ``family`` (default: the
+    one family that has it), or a :class:`ValueError` listing the choices."""
+    if isinstance(name, Algorithm):
+        return name
     key = normalize(name)
-    if key not in known:
-        raise ValueError(f"Could not resolve '{name}' among choices {sorted(known)}")
-    return known[key]
+    found = [a for a in algorithms(family).values() if a.name == key]
+    if not found:
+        known = sorted({a.name for a in algorithms(family).values()})
+        raise ValueError(f"Could not resolve '{name}' among choices {known}")
+    if len(found) > 1:
+        families = [a.family for a in found]
+        raise ValueError(
+            f"'{name}' is an algorithm of several families {families}: name the "
+            "family (e.g. --model rgcn for R-GCN)"
+        )
+    return found[0]
 
 
 def _kind(f: dataclasses.Field) -> type:
@@ -250,8 +262,8 @@ def check_value(
 
 
 def setting_owners(key: str, family: str | None = None) -> list[str]:
-    r"""The algorithms that declare the setting ``key``."""
-    return [a.name for a in algorithms(family).values() if key in a.defaults()]
+    r"""The algorithms (of ``family``) that declare the setting ``key``."""
+    return sorted({a.name for a in algorithms(family).values() if key in a.defaults()})
 
 
 def known_settings(family: str | None = None) -> list[str]:
@@ -259,24 +271,26 @@ def known_settings(family: str | None = None) -> list[str]:
     return sorted({k for a in algorithms(family).values() for k in a.defaults()})
 
 
-def check_keys(values: Mapping[str, Any], algorithm: str | None = None) -> None:
+def check_keys(
+    values: Mapping[str, Any],
+    algorithm: str | Algorithm | None = None,
+    family: str | None = None,
+) -> None:
     r"""Raises a :class:`ValueError` naming the first key of ``values`` that
-    no algorithm declares, or, with ``algorithm``, that ``algorithm`` does
-    not declare (a mistyped ``--set mu_distil=1`` is never ignored)."""
-    family = None if algorithm is None else get(algorithm).family
-    known = (
-        known_settings(family)
-        if algorithm is None
-        else sorted(get(algorithm).defaults())
-    )
+    no algorithm (of ``family``) declares, or, with ``algorithm``, that
+    ``algorithm`` does not declare (a mistyped ``--set mu_distil=1`` is never
+    ignored)."""
+    alg = None if algorithm is None else get(algorithm, family)
+    family = family if alg is None else alg.family
+    known = known_settings(family) if alg is None else sorted(alg.defaults())
     for key in values:
         if key in known:
             continue
-        if algorithm is None:
+        if alg is None:
             raise ValueError(f"Unknown algorithm setting {key!r} (known: {known})")
-        owners = setting_owners(key)
+        owners = setting_owners(key, family)
         listed = ", ".join(known) if known else "none"
-        name = get(algorithm).name
+        name = alg.name
         if owners:
             raise ValueError(
                 f"{name} has no setting {key!r} (a setting of "
@@ -306,10 +320,10 @@ def settings_help(family: str | None = None) -> str:
     r"""One paragraph: each algorithm's settings with default and allowed
     values (``fedgraph train --help`` for ``--set``)."""
     parts = []
-    for alg in algorithms(family).values():
+    for key, alg in algorithms(family).items():
         items = [f"{f.name} ({f.default!r}; {allowed(f)})" for f in alg.fields()]
         if items:
-            parts.append(f"{alg.name}: " + ", ".join(items))
+            parts.append(f"{key}: " + ", ".join(items))
     return "; ".join(parts).replace("'", "")
 
 

@@ -11,15 +11,20 @@ from fedgraph.federated.kge.setup import KGESettings
 
 
 def test_names_are_normalised_in_one_place():
-    assert registry.get("Fed-Prox").name == "fedprox"
-    assert registry.get("FED_LU", "kge").name == "fedlu"
+    assert registry.get("Fed-Prox", "kge").name == "fedprox"
+    assert registry.get("FED_LU").name == "fedlu"
+    assert registry.get("FedAlign-L").family == "rgcn"
     with pytest.raises(ValueError, match=r"Could not resolve 'fedxx' among .*'fede'"):
         registry.get("fedxx")
+    # FedProx exists for KGE and for R-GCN: the family decides
+    assert registry.get("fedprox", "rgcn").family == "rgcn"
+    with pytest.raises(ValueError, match="several families"):
+        registry.get("fedprox")
 
 
 def test_every_algorithm_declares_typed_settings_with_help():
     algs = registry.algorithms()
-    assert {"fede", "fedprox", "fedec", "fedlu", "fedep", "feds"} <= set(algs)
+    assert {"kge/fede", "kge/fedlu", "kge/feds", "rgcn/fedalignl"} <= set(algs)
     for alg in algs.values():
         assert alg.family in registry.FAMILIES and alg.summary
         for f in alg.fields():
@@ -39,18 +44,19 @@ def test_every_algorithm_declares_typed_settings_with_help():
         ("fedlu", {"distill_schedule": "never"}, "must be always | gated"),
         ("fedprox", {"proximal_reduction": "mean"}, "must be sum | entity-mean"),
         ("fede", {"p": 0.4}, r"fede has no setting 'p' \(a setting of feds\)"),
+        ("fedalign-l", {"clip": -1}, "fedalignl setting 'clip' must be a number >= 0"),
     ],
 )  # fmt: skip
 def test_bad_settings_are_one_line_errors_naming_key_algorithm_and_values(
     algorithm, values, message
 ):
     with pytest.raises(ValueError, match=message) as err:
-        registry.get(algorithm).parse(values)
+        registry.get(algorithm, "rgcn" if "align" in algorithm else "kge").parse(values)
     assert "\n" not in str(err.value)
 
 
 def test_legacy_fields_are_read_then_overridden():
-    alg = registry.get("fedprox")
+    alg = registry.get("fedprox", "kge")
     assert alg.parse({}, legacy=KGESettings(proximal_mu=0.5)).proximal_mu == 0.5
     x = alg.parse({"proximal_mu": 0.2}, legacy=KGESettings(proximal_mu=0.5))
     assert x.proximal_mu == 0.2

@@ -140,7 +140,7 @@ def check_extra(extra: Mapping[str, Any], algorithm: str | None = None) -> None:
     r"""Raises a :class:`ValueError` naming the first key of ``extra`` that
     no algorithm declares, or, with ``algorithm``, that ``algorithm`` does
     not declare (:func:`fedgraph.federated.algorithms.check_keys`)."""
-    check_keys(extra, algorithm)
+    check_keys(extra, algorithm, "kge" if algorithm is not None else None)
 
 
 def algorithm_settings(algorithm: str, extra: Mapping[str, Any]) -> dict[str, Any]:
@@ -148,7 +148,7 @@ def algorithm_settings(algorithm: str, extra: Mapping[str, Any]) -> dict[str, An
     updated with ``extra``, each value cast and checked. Keys of other
     algorithms are ignored; keys no algorithm declares raise a
     :class:`ValueError`."""
-    check_keys(extra)
+    check_keys(extra, family="kge")
     alg = get(algorithm, "kge")
     own = {k: v for k, v in extra.items() if k in alg.defaults()}
     return asdict(alg.parse(own))
@@ -167,7 +167,7 @@ def build_kge_federation(
     (the :attr:`KGESettings.extra` keys, after the legacy fields such as
     :attr:`KGESettings.proximal_mu`)."""
     alg = get(algorithm, "kge")
-    check_keys(settings.extra)
+    check_keys(settings.extra, family="kge")
     own = {k: v for k, v in settings.extra.items() if k in alg.defaults()}
     return alg.build(fed, settings, alg.parse(own, legacy=settings))
 

@@ -137,7 +137,7 @@ def _parse_extra(
                 f"Unknown run-config key `{EXTRA_PREFIX}{key}` (algorithm "
                 f"settings: {[EXTRA_PREFIX + k for k in known_settings('kge')]})"
             )
-        owner = get(algorithm if algorithm in owners else owners[0])
+        owner = get(algorithm if algorithm in owners else owners[0], "kge")
         f = next(f for f in owner.fields() if f.name == key)
         what = f"Run-config key `{EXTRA_PREFIX}{key}`"
         out[key] = (
@@ -152,8 +152,8 @@ def _parse_extra(
         )
     try:
         values = parse_assignments(assignments.split(), f"Run-config key `{SET_KEY}`")
-        check_keys(values, algorithm)
-        own = {f.name: f for f in get(algorithm).fields()}
+        check_keys(values, algorithm, "kge")
+        own = {f.name: f for f in get(algorithm, "kge").fields()}
         for key, value in values.items():
             what = f"Run-config key `{SET_KEY}`: {key}"
             out[key] = check_value(algorithm, own[key], value, what)

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fedgraph.federated.algorithms import get, normalize
 from fedgraph.federated.base import Client, Strategy
 from fedgraph.runtime.flower.client_app import make_client_app
 from fedgraph.runtime.flower.config import _cast, partition_id
@@ -139,12 +140,14 @@ class RGCNRunSettings:
                 raise ValueError(
                     f"The run config needs `{key}` (a non-empty string, got {value!r})"
                 )
-        values["algorithm"] = values["algorithm"].lower()
-        if values["algorithm"] not in METHODS:
+        try:  # the registry's R-GCN family, names normalised there
+            alg = get(values["algorithm"], "rgcn")
+        except ValueError:
             raise ValueError(
                 f"Run-config key `algorithm`: could not resolve "
                 f"'{run_config['algorithm']}' among choices {list(METHODS)}"
-            )
+            ) from None
+        values["algorithm"] = next(m for m in METHODS if normalize(m) == alg.name)
         out = cls(**values)
         for key, name in (
             ("num-rounds", "num_rounds"),
