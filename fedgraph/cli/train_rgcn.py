@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 from typing import Any
 
 from fedgraph.cli.train import _progress_writer
@@ -26,17 +27,22 @@ def run_rgcn(args: argparse.Namespace, algorithm: str) -> int:
     from fedgraph.federated import algorithms as registry
     from fedgraph.federated.algorithms import parse_assignments
     from fedgraph.federated.rgcn.setup import RGCNSettings, loop_kwargs
+    from fedgraph.partition.rdf_shard import FederatedRDF
     from fedgraph.partition.rdf_type import RDFTypePartitioner
     from fedgraph.runtime import run_simulation
 
     t0 = time.perf_counter()
     alg = registry.get(algorithm, "rgcn")
     own = alg.parse(parse_assignments(args.set))
-    graph = load_rdf(args.data)
     torch.manual_seed(args.seed)
-    fed = RDFTypePartitioner(args.clients, num_types=args.num_types, seed=args.seed)(
-        graph
-    )
+    if Path(args.data).is_dir():  # a saved partition (`fedgraph partition`)
+        fed = FederatedRDF.load(args.data)
+    else:  # a registered RDF graph, partitioned by node-type sampling
+        graph = load_rdf(args.data)
+        torch.manual_seed(args.seed)
+        fed = RDFTypePartitioner(
+            args.clients, num_types=args.num_types, seed=args.seed
+        )(graph)
     common = RGCNSettings(
         args.dim, args.num_bases, args.lr, args.local_epochs, args.seed
     )
@@ -82,8 +88,11 @@ def _meta(
         "strategy": repr(strategy),
         **asdict(common),
         "extra": asdict(own),
-        "num_clients": args.clients,
-        "num_types": args.num_types,
+        **(
+            {}
+            if Path(args.data).is_dir()
+            else {"num_clients": args.clients, "num_types": args.num_types}
+        ),
         "rounds_max": args.rounds,
         "protocol": {
             "evaluation": "every client's test accuracy after every round, "

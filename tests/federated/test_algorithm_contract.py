@@ -31,7 +31,7 @@ RESULT_KEYS = {
     "weighted", "clients", "rounds", "seconds_per_round", "comm", "settings",
     "history", "best_round", "best_valid", "stopped_early", "comm_per_round",
 }  # fmt: skip
-HARNESSES = {"kge"}
+HARNESSES = {"kge", "rgcn"}
 
 
 def _toy() -> FederatedKG:
@@ -147,3 +147,82 @@ def _same(a, b):
             _same(x, y)
     else:
         assert a == b
+
+
+RGCN_ARGS = ["--rounds", "2", "--local-epochs", "2", "--num-bases", "4", "--dim", "4"]
+
+
+@pytest.fixture(scope="module")
+def rdf_partition(tmp_path_factory):
+    import sys
+    from pathlib import Path
+
+    from fedgraph.partition.rdf_type import RDFTypePartitioner
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from test_fedalign import toy_graph
+
+    path = tmp_path_factory.mktemp("contract") / "toy-rdf-3"
+    RDFTypePartitioner(3, num_types=2, seed=0)(toy_graph()).save(path)
+    return path
+
+
+def _train_rgcn(partition, algorithm, out, *extra):
+    argv = ["train", "--model", "rgcn", "--data", str(partition), "--algorithm",
+            algorithm, "--out", str(out), "--quiet", *RGCN_ARGS]  # fmt: skip
+    assert main(argv + list(extra)) == 0
+    return json.loads((out / "results.json").read_text())
+
+
+@pytest.mark.parametrize("algorithm", list(registry.algorithms("rgcn")))
+def test_rgcn_algorithm_contract(rdf_partition, tmp_path, algorithm):
+    doc = _train_rgcn(rdf_partition, algorithm, tmp_path / "full")
+    assert RESULT_KEYS <= set(doc) and doc["rounds"] == 2
+    assert doc["settings"]["algorithm"] == algorithm
+    assert doc["weighted"]["accuracy"] == doc["history"][-1]["test"]["accuracy"]
+    assert [h["round"] for h in doc["history"]] == [1, 2]
+    assert len(doc["clients"]) == 3
+    assert (doc["comm"]["params_up"] > 0) == (algorithm != "sp")
+
+    # stopped after round 1 and resumed: the uninterrupted run's numbers
+    part = tmp_path / "part"
+    with pytest.raises(FileNotFoundError):
+        _train_rgcn(rdf_partition, algorithm, part, "--stop-after", "1")
+    resumed = _train_rgcn(rdf_partition, algorithm, part, "--resume")
+    assert resumed["weighted"] == doc["weighted"]
+    assert _timeless(resumed) == _timeless(doc)
+
+    # state round-trip through the last checkpoint
+    from fedgraph.federated.rgcn.setup import RGCNSettings
+    from fedgraph.partition.rdf_shard import FederatedRDF
+
+    state = torch.load(
+        tmp_path / "full" / "checkpoints" / "last.pt", weights_only=False
+    )
+    alg = registry.get(algorithm, "rgcn")
+    common = RGCNSettings(hidden_channels=4, num_bases=4, local_epochs=2)
+    strategy, clients = alg.build(
+        FederatedRDF.load(rdf_partition), common, alg.parse({})
+    )
+    strategy.load_state_dict(state["models"]["strategy"])
+    _same(strategy.state_dict(), state["models"]["strategy"])
+    for c, cl in clients.items():
+        cl.load_state_dict(state["models"]["clients"][c])
+        _same(cl.state_dict(), state["models"]["clients"][c])
+
+    # the Flower R-GCN apps on a local grid: the same accuracies and traffic
+    pytest.importorskip("flwr")
+    from fedgraph.runtime.flower import run_local
+    from fedgraph.runtime.flower.rgcn import client_app, load_rdf_federation, server_app
+
+    out = tmp_path / "flower"
+    cfg = {"data": str(rdf_partition), "algorithm": algorithm, "num-rounds": 2,
+           "local-epochs": 2, "num-bases": 4, "hidden-channels": 4, "out": str(out)}  # fmt: skip
+    try:
+        run_local(server_app, client_app, cfg, 3)
+    finally:
+        load_rdf_federation.cache_clear()
+    flower = json.loads((out / "results.json").read_text())
+    assert [h["test"] for h in flower["history"]] == [h["test"] for h in doc["history"]]
+    for key in ("params_up", "params_down", "bytes_up", "bytes_down"):
+        assert flower["comm"][key] == doc["comm"][key], key
