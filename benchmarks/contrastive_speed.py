@@ -48,12 +48,12 @@ def main() -> None:
     a = p.parse_args()
     torch.set_num_threads(a.threads)
 
-    from fedgraph.federated.kge.client import (
+    from fedgraph.federated.kge.fedec import (
         _MeanCosineGap,
         contrastive_direction,
         contrastive_term,
-        proximal_term,
     )
+    from fedgraph.federated.kge.fedprox import proximal_term
 
     gen = torch.Generator().manual_seed(0)
     w = (0.04 * torch.randn(a.entities, a.dim, generator=gen)).requires_grad_()

@@ -23,7 +23,7 @@ import torch
 
 def main(argv: list[str] | None = None) -> int:
     from fedgraph.cli.train import _load_federation
-    from fedgraph.federated.kge.client import proximal_term
+    from fedgraph.federated.kge.fedprox import proximal_term
     from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
     from fedgraph.models.kge import MODES
 

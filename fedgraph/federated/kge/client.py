@@ -288,6 +288,7 @@ _MOVED = {
     "contrastive_term": "fedgraph.federated.kge.fedec",
     "contrastive_direction": "fedgraph.federated.kge.fedec",
     "COSINE_EPS": "fedgraph.federated.kge.fedec",
+    "_MeanCosineGap": "fedgraph.federated.kge.fedec",
 }
 
 
