@@ -12,9 +12,12 @@ import argparse
 import importlib
 import shlex
 import sys
+import warnings
 from collections.abc import Sequence
+from typing import NoReturn
 
 from fedgraph import __version__
+from fedgraph.errors import RunFailed
 
 # The registry of sub-command modules, in the order ``fedgraph --help`` shows.
 COMMANDS: list[str] = [
@@ -28,13 +31,23 @@ COMMANDS: list[str] = [
 ]
 
 
+class Parser(argparse.ArgumentParser):
+    r"""An ``ArgumentParser`` whose errors are one line (``fedgraph train:
+    error: argument --batch-size: must be a positive integer (got 0)``),
+    exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="fedgraph",
         description="Federated learning on knowledge graphs and RDF graphs.",
+        epilog="Exit codes: 0 success, 2 bad input, 1 failure.",
     )
     parser.add_argument("--version", action="version", version=__version__)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMANDS:
         importlib.import_module(f"fedgraph.cli.{name}").register(sub)
     return parser
@@ -50,13 +63,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    show = warnings.showwarning
+    warnings.showwarning = _one_line_warning
     try:
         return int(args.func(args) or 0)
-    except (ValueError, FileNotFoundError, KeyError) as exc:
+    except (ValueError, FileNotFoundError, FileExistsError, KeyError) as exc:
         # User errors: one clear line, no traceback.
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"fedgraph {args.command}: error: {msg}", file=sys.stderr)
         return 2
+    except RunFailed as exc:
+        # The run itself failed (e.g. diverged): one line, exit code 1.
+        print(f"fedgraph {args.command}: failed: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        warnings.showwarning = show
+
+
+def _one_line_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: object = None,
+    line: str | None = None,
+) -> None:
+    # a user reads "fedgraph: warning: ...", not a source line
+    print(f"fedgraph: warning: {message}", file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover
