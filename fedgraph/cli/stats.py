@@ -34,8 +34,9 @@ def run(args: argparse.Namespace) -> int:
     from fedgraph.partition import describe, format_table, load_partition
 
     if (
-        not (args.dir / "META.json").exists()
-        and (args.dir / "client0" / "train.txt").is_file()
+        args.dir.is_dir()
+        and not (args.dir / "META.json").exists()
+        and any(p.is_dir() and p.name.startswith("client") for p in args.dir.iterdir())
     ):
         # A published client-folder partition (e.g. FedLU's C3): no META.json.
         from fedgraph.data import load_federated_folder

@@ -4,8 +4,8 @@ r"""Checkpoint files: written atomically, read back safely.
 (a reader never sees half a file). :func:`load_checkpoint` reads with
 ``torch.load(weights_only=True)``: tensors, numbers, strings and plain
 containers only, never arbitrary Python objects, since a checkpoint may come
-from someone else. Checkpoints of older versions, whose RNG states hold NumPy
-arrays, are read with NumPy's array reconstruction allowed and nothing else.
+from someone else. The NumPy arrays of ``np.random.get_state()``, which
+training checkpoints hold, are allowed (array reconstruction only).
 A file that cannot be read (empty, truncated, not a checkpoint) raises
 :class:`CheckpointError`, a :class:`ValueError` naming the file and what to
 do.
@@ -97,34 +97,8 @@ def load_checkpoint(
     return obj
 
 
-def numpy_rng_state() -> tuple[Any, ...]:
-    r"""``np.random.get_state()`` as plain types (its key array a tensor), so
-    that a checkpoint holding it loads with ``weights_only=True``."""
-    name, key, pos, has_gauss, cached = np.random.get_state(legacy=True)
-    return (
-        str(name),
-        torch.from_numpy(key.astype(np.int64)),
-        int(pos),
-        int(has_gauss),
-        float(cached),
-    )
-
-
-def set_numpy_rng_state(state: Any) -> None:
-    r"""Restores a state from :func:`numpy_rng_state` (or from
-    ``np.random.get_state()``, as older checkpoints hold)."""
-    name, key, pos, has_gauss, cached = state
-    if isinstance(key, torch.Tensor):
-        key = key.numpy().astype(np.uint32)
-    np.random.set_state(
-        (name, np.asarray(key, dtype=np.uint32), pos, has_gauss, cached)
-    )
-
-
 __all__ = [
     "CheckpointError",
     "save_checkpoint",
     "load_checkpoint",
-    "numpy_rng_state",
-    "set_numpy_rng_state",
 ]

@@ -231,7 +231,7 @@ class KGDataset(ABC):
         path = self.processed_paths[0]
         if path.is_file() and not self.force_reload:
             try:
-                return self.deserialize(torch.load(path, weights_only=False))
+                return self.deserialize(torch.load(path, weights_only=True))
             except Exception as exc:  # noqa: BLE001 - a corrupt cache is rebuilt
                 warnings.warn(
                     f"Ignoring unreadable cache {path} ({exc}); re-processing",

@@ -103,13 +103,23 @@ def realistic_ranks(scores: Tensor, target: Tensor) -> Tensor:
     .. math::
         \text{rank} = 1 + |\{c : s_c > s^*\}| + \tfrac12 |\{c \ne c^* : s_c = s^*\}|
 
-    Masked entries must be ``-inf``; ``NaN`` scores count as worse.
+    Masked entries must be ``-inf``. A score that is ``NaN`` or infinite
+    ranks last: a candidate with one is never counted above a finite target,
+    and a target with one (a diverged model) gets the last rank among the
+    unmasked candidates, so such a model can never look good.
     """
     rows = torch.arange(scores.size(0), device=scores.device)
     best = scores[rows, target].unsqueeze(1)
-    greater = (scores > best).sum(1)
-    equal = (scores == best).sum(1) - 1
-    return 1.0 + greater.double() + 0.5 * equal.double()
+    finite = torch.isfinite(scores)
+    greater = ((scores > best) & finite).sum(1)
+    equal = ((scores == best) & finite).sum(1) - 1
+    ranks = 1.0 + greater.double() + 0.5 * equal.double()
+    bad = ~torch.isfinite(best.squeeze(1))
+    if bool(bad.any()):
+        others = scores[bad] != float("-inf")  # NaN != -inf: unmasked
+        others[torch.arange(others.size(0), device=scores.device), target[bad]] = False
+        ranks[bad] = 1.0 + others.sum(1).double()
+    return ranks
 
 
 @torch.no_grad()

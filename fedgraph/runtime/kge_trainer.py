@@ -249,9 +249,9 @@ class KGETrainer:
         r"""Trains until early stop; returns ``{"best_epoch", "epochs", "history"}``
         and leaves the best model loaded."""
         if resume and self.checkpoint is not None and self.checkpoint.exists():
-            self.load_state_dict(
-                torch.load(self.checkpoint, weights_only=False, map_location="cpu")
-            )
+            from fedgraph.data.checkpoint import load_checkpoint
+
+            self.load_state_dict(load_checkpoint(self.checkpoint, keys=("model",)))
         bar = None
         if self.progress:
             from tqdm.auto import tqdm

@@ -35,6 +35,7 @@ from fedgraph.federated.aggregate import merge_metric_sums
 from fedgraph.federated.base import Strategy
 from fedgraph.federated.comm import CommLedger
 from fedgraph.federated.payload import Payload
+from fedgraph.runtime.divergence import check_replies
 from fedgraph.runtime.result import SimulationResult
 from fedgraph.runtime.transport import Transport
 
@@ -301,6 +302,7 @@ def run_federation(
             {c: payloads[c] for c in sampled},
             lambda p, r=rnd: transport.fit(r, p),
         )
+        check_replies(rnd, replies)  # a diverged client stops the run
         strategy.aggregate_train(rnd, replies)
         merged = merge_metric_sums({c: p.metrics for c, p in replies.items()})
         entry: dict[str, Any] = {

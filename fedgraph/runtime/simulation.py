@@ -10,14 +10,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from fedgraph.data.checkpoint import (
     CheckpointError,
     load_checkpoint,
-    numpy_rng_state,
     save_checkpoint,
-    set_numpy_rng_state,
 )
 from fedgraph.federated.base import Client, Strategy
 from fedgraph.federated.comm import CommLedger
@@ -39,14 +38,14 @@ def _rng_state() -> dict[str, Any]:
     return {
         "torch": torch.get_rng_state(),
         "python": random.getstate(),
-        "numpy": numpy_rng_state(),
+        "numpy": np.random.get_state(),
     }
 
 
 def _set_rng_state(state: Mapping[str, Any]) -> None:
     torch.set_rng_state(state["torch"])
     random.setstate(state["python"])
-    set_numpy_rng_state(state["numpy"])
+    np.random.set_state(state["numpy"])
 
 
 def _models_state(strategy: Strategy, clients: Mapping[int, Client]) -> dict[str, Any]:
