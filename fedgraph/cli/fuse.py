@@ -73,6 +73,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--results", type=Path, default=None)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import shlex
 import sys
 import warnings
@@ -18,6 +19,7 @@ from typing import NoReturn
 
 from fedgraph import __version__
 from fedgraph.errors import RunFailed
+from fedgraph.progress import progress_bar
 
 # The registry of sub-command modules, in the order ``fedgraph --help`` shows.
 COMMANDS: list[str] = [
@@ -65,8 +67,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     show = warnings.showwarning
     warnings.showwarning = _one_line_warning
+    quiet = bool(getattr(args, "quiet", False))
+    notes = _notes(quiet)
     try:
-        return int(args.func(args) or 0)
+        # a bar that moves with every batch and ranked query of the command
+        # (``train`` opens its own, per round)
+        with progress_bar(
+            args.command, unit="step", enabled=args.command in BARS and not quiet
+        ):
+            return int(args.func(args) or 0)
     except (ValueError, FileNotFoundError, FileExistsError, KeyError) as exc:
         # User errors: one clear line, no traceback.
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
@@ -78,6 +87,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     finally:
         warnings.showwarning = show
+        logging.getLogger("fedgraph").removeHandler(notes)
+
+
+#: commands whose whole run is one progress bar
+BARS = ("fuse", "unlearn", "stats")
+
+
+def _notes(quiet: bool) -> logging.Handler:
+    r"""Shows the library's notes (``logging.getLogger("fedgraph")`` at
+    ``INFO``, e.g. that kernels are being compiled) as ``fedgraph: …`` lines
+    on stderr, unless ``quiet``; returns the handler to remove."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("fedgraph: %(message)s"))
+    handler.setLevel(logging.WARNING if quiet else logging.INFO)
+    log = logging.getLogger("fedgraph")
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    return handler
 
 
 def _one_line_warning(

@@ -27,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="skip the clustering coefficient (the slowest statistic)",
     )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 

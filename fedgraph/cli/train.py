@@ -478,10 +478,8 @@ def run(args: argparse.Namespace) -> int:
     history: list[dict[str, Any]] = []
     if args.resume and progress_path.exists():
         history = json.loads(progress_path.read_text()).get("history", [])
-    # the run's record from its start (``--resume`` compares with it)
-    atomic_write_json(
-        progress_path, {"settings": meta, "history": history}, default=float
-    )
+    if not progress_path.exists():  # the record ``--resume`` compares with
+        atomic_write_json(progress_path, {"settings": meta, "history": []})
 
     def on_round(entry: dict[str, Any]) -> None:
         # a resumed run may repeat rounds after the last checkpoint: keep one each

@@ -73,6 +73,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "settings and continue its re-training from the checkpoints in "
         "RUN_DIR/unlearn/retrain",
     )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 

@@ -85,7 +85,9 @@ def load_checkpoint(
             reason = f"is not a checkpoint ({first})"
         raise CheckpointError(f"checkpoint {path} {reason}; {hint}") from None
     except (RuntimeError, EOFError, OSError, zipfile.BadZipFile, ValueError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc)
+        # the first sentence of torch's message (the rest is advice we give)
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        first = text.split(". ")[0].rstrip(".") or type(exc).__name__
         raise CheckpointError(
             f"checkpoint {path} is truncated or corrupt ({first}); {hint}"
         ) from None

@@ -18,6 +18,7 @@ from torch import Tensor
 
 from fedgraph.eval.metrics import DIRECTIONS, LinkPredState
 from fedgraph.models.kge.base import KGEModel
+from fedgraph.progress import advance
 
 
 class TripleFilter:
@@ -198,6 +199,7 @@ def rank_triples(
                 scores[f_row[keep], f_col[keep]] = float("-inf")
                 scores[rows, col] = own
             state.update(realistic_ranks(scores, col), direction)
+            advance(batch.size(0))  # the open progress bar, if any
     model.train(was_training)
     return state
 

@@ -27,6 +27,7 @@ from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.models.kge import MODES, KGEModel
 from fedgraph.models.losses import KGELoss, resolve_loss
 from fedgraph.models.sampling import NegativeSampler, subsampling_weights
+from fedgraph.progress import advance
 
 ExtraLoss = Callable[[KGEModel, Tensor, Tensor, str], Tensor]
 
@@ -106,6 +107,7 @@ def train_epochs(
                 optimizer.step()
                 total += value.detach().double()
                 steps += 1
+            advance()  # the open progress bar, if any
     return float(total) / max(1, steps)
 
 

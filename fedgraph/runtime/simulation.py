@@ -31,7 +31,9 @@ from fedgraph.runtime.transport import InProcessTransport
 
 LAST, BEST = "last.pt", "best.pt"
 LAST_KEYS = ("round", "finished", "best_value", "bad", "models", "ledger", "rng")
-RESUME_HINT = "restore it from a copy, or delete {} to train again from round 1"
+RESUME_HINT = (
+    "restore it from a copy, or delete {} and resume to train again from round 1"
+)
 
 
 def _rng_state() -> dict[str, Any]:
