@@ -20,7 +20,13 @@ def register(sub: argparse._SubParsersAction) -> None:
             '"valid", "test"}, "shared_entities", ...}], "overall": {...}}.'
         ),
     )
-    p.add_argument("dir", metavar="DIR", type=Path)
+    p.add_argument(
+        "dir",
+        metavar="DIR",
+        type=Path,
+        help="a partition folder (`fedgraph partition --out`) or a client0/ "
+        "client1/ … layout",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument(
         "--no-clustering",
