@@ -35,6 +35,7 @@ class Payload:
         return (print, ("pwned",))
 
 
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol")
 def test_damaged_or_hostile_files_raise_one_error_naming_them(tmp_path, capsys):
     path = tmp_path / "c.pt"
     path.write_bytes(b"")
