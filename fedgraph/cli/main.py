@@ -81,10 +81,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"fedgraph {args.command}: error: {msg}", file=sys.stderr)
         return 2
-    except RunFailed as exc:
-        # The run itself failed (e.g. diverged): one line, exit code 1.
+    except PermissionError as exc:  # a folder the user cannot write
+        print(f"fedgraph {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except (RunFailed, OSError) as exc:
+        # The run itself failed (it diverged, the disk is full): one line, 1.
         print(f"fedgraph {args.command}: failed: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"fedgraph {args.command}: interrupted", file=sys.stderr)
+        return 130
     finally:
         warnings.showwarning = show
         logging.getLogger("fedgraph").removeHandler(notes)

@@ -39,7 +39,8 @@ FREE_KEYS = frozenset(
 
 def same_data(a: Any, b: Any) -> bool:
     r"""Whether two ``data`` settings name the same dataset: equal names
-    (ignoring case, ``-`` and ``_``), or folders resolving to the same path."""
+    (ignoring case, ``-`` and ``_``) or names of one registered dataset, or
+    folders resolving to the same path."""
     if a == b:
         return True
     pa, pb = Path(str(a)).expanduser(), Path(str(b)).expanduser()
@@ -52,7 +53,14 @@ def same_data(a: Any, b: Any) -> bool:
     def norm(x: Any) -> str:
         return str(x).lower().replace("-", "").replace("_", "")
 
-    return norm(a) == norm(b)
+    if norm(a) == norm(b):
+        return True
+    try:  # two names of one registered dataset (an alias)
+        from fedgraph.data.load import resolve_dataset
+
+        return resolve_dataset(str(a)) is resolve_dataset(str(b))
+    except (ValueError, KeyError):
+        return False
 
 
 def differing_settings(
