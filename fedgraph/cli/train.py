@@ -416,6 +416,9 @@ def run(args: argparse.Namespace) -> int:
     fed = check_unseen(
         _load_federation(args.data, args.root), drop=args.unseen == "drop"
     )
+    given["num_clients"] = fed.num_clients
+    if args.resume:  # the same folder may hold another federation now
+        check_resume(out, given)
     if algorithm in BASELINES:  # the KGE core's trainer, same results format
         from fedgraph.runtime.baselines import run_baseline
 
@@ -453,6 +456,7 @@ def run(args: argparse.Namespace) -> int:
     meta = {
         "algorithm": algorithm,
         "data": str(args.data),
+        "num_clients": fed.num_clients,
         "command": command,
         "strategy": repr(strategy),
         # the same, structured (what the strategy was built with)

@@ -63,6 +63,12 @@ def _load_models_state(
     clients: Mapping[int, Client],
     path: Path | None = None,
 ) -> None:
+    saved = sorted(state["clients"])
+    if clients and saved != sorted(clients):
+        raise CheckpointError(
+            f"checkpoint {path} holds clients {saved} but this federation has "
+            f"{sorted(clients)}; resume on the dataset the run trained on"
+        )
     try:
         strategy.load_state_dict(state["strategy"])
         for c, cl in clients.items():

@@ -2,6 +2,8 @@ r"""Bad input and damaged files meet a one-line error (exit 2) or a warning,
 and leave every existing file as it was."""
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 from test_train import _write_federation
@@ -154,7 +156,7 @@ def test_partition_clients_zero_names_the_option(tmp_path, capsys):
     assert "num_clients" not in err
 
 
-def test_train_takes_the_dataset_as_partition_and_info_do(tmp_path):
+def test_train_takes_the_dataset_as_partition_and_info_do(tmp_path, capsys):
     data = tmp_path / "fed"
     _write_federation(data)
     args = [*TRAIN, "--rounds", "1", "--stop-after", "1"]
@@ -162,6 +164,8 @@ def test_train_takes_the_dataset_as_partition_and_info_do(tmp_path):
     assert (
         main(["train", "--data", str(data), *args, "--out", str(tmp_path / "b")]) == 0
     )
+    assert main(["train", *args, "--out", str(tmp_path / "c")]) == 2  # none given
+    assert "give the dataset" in capsys.readouterr().err
     a = json.loads((tmp_path / "a" / "progress.json").read_text())["history"]
     b = json.loads((tmp_path / "b" / "progress.json").read_text())["history"]
     assert a[0]["train"] == b[0]["train"]
@@ -265,9 +269,6 @@ def test_partition_aifb_with_1000_clients_fails_before_writing(tmp_path, capsys)
 def test_a_client_layout_names_its_missing_client(tmp_path, capsys, deleted):
     data = tmp_path / "R3"  # FedLU's naming: three clients
     _write_federation(data, n_clients=3)
-    before = _snapshot(data)
-    import shutil
-
     shutil.rmtree(data / deleted)
     before = _snapshot(data)
     assert main(["stats", str(data)]) == 2
@@ -291,3 +292,15 @@ def test_a_mistyped_data_root_leaves_no_folders(tmp_path, monkeypatch, capsys):
     assert main(["info", "umls"]) == 2
     assert "network unreachable" in _one_line(capsys.readouterr().err)
     assert not (tmp_path / "typo").exists()
+
+
+def test_resume_refuses_a_federation_that_lost_a_client(stopped_run, capsys):
+    argv, out = stopped_run
+    data = Path(argv[1])
+    _write_federation(data.parent / "three", n_clients=3)
+    shutil.rmtree(data)
+    shutil.copytree(data.parent / "three", data)  # same folder, 3 clients now
+    before = _snapshot(out)
+    assert main(argv + ["--resume"]) == 2
+    assert "num_clients 2 -> 3" in _one_line(capsys.readouterr().err)
+    assert _snapshot(out) == before
