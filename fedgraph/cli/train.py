@@ -316,6 +316,15 @@ def load_trained_run(
     return TrainedRun(meta, settings, fed, strategy, clients, which_round)
 
 
+def _is_run(out: Path) -> bool:
+    r"""Whether ``out`` holds what ``fedgraph train`` writes."""
+    return (
+        (out / "progress.json").is_file()
+        or (out / "checkpoints").is_dir()
+        or any(out.glob("trainer*.pt"))
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     import torch
 
@@ -363,6 +372,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"`--out` {out} is a file, not a folder")
     if out.exists() and any(out.iterdir()) and not args.resume:
         raise ValueError(f"`--out` {out} is not empty: pass --resume to continue it")
+    if args.resume and out.exists() and any(out.iterdir()) and not _is_run(out):
+        raise ValueError(
+            f"`--out` {out} is not a `fedgraph train` run (no progress.json, "
+            "checkpoints/ or trainer*.pt): nothing to resume; pick another `--out`"
+        )
     command = args.command_line
     settings = KGESettings(
         model=args.model,

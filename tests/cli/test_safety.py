@@ -304,3 +304,14 @@ def test_resume_refuses_a_federation_that_lost_a_client(stopped_run, capsys):
     assert main(argv + ["--resume"]) == 2
     assert "num_clients 2 -> 3" in _one_line(capsys.readouterr().err)
     assert _snapshot(out) == before
+
+
+def test_resume_into_a_folder_that_is_not_a_run_is_refused(tmp_path, capsys):
+    data = tmp_path / "fed"
+    _write_federation(data)
+    mine = tmp_path / "photos"
+    mine.mkdir()
+    (mine / "a.jpg").write_bytes(b"\xff\xd8")
+    assert main(["train", str(data), *TRAIN, "--out", str(mine), "--resume"]) == 2
+    assert "not a `fedgraph train` run" in _one_line(capsys.readouterr().err)
+    assert _snapshot(mine) == {"a.jpg": b"\xff\xd8"}
