@@ -68,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     show = warnings.showwarning
     warnings.showwarning = _one_line_warning
     quiet = bool(getattr(args, "quiet", False))
+    log = logging.getLogger("fedgraph")
+    level = log.level
     notes = _notes(quiet)
     try:
         # a bar that moves with every batch and ranked query of the command
@@ -93,7 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     finally:
         warnings.showwarning = show
-        logging.getLogger("fedgraph").removeHandler(notes)
+        log.removeHandler(notes)
+        log.setLevel(level)
 
 
 #: commands whose whole run is one progress bar
