@@ -11,6 +11,7 @@ optimistic and pessimistic rank) resolves ties, as PyKEEN's ``ranks.py``.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Sequence
 
 import torch
@@ -111,9 +112,10 @@ def realistic_ranks(scores: Tensor, target: Tensor) -> Tensor:
     """
     rows = torch.arange(scores.size(0), device=scores.device)
     best = scores[rows, target].unsqueeze(1)
-    finite = torch.isfinite(scores)
-    greater = ((scores > best) & finite).sum(1)
-    equal = ((scores == best) & finite).sum(1) - 1
+    # NaN and +inf candidates below every finite target (one pass)
+    clean = torch.nan_to_num(scores, nan=-math.inf, posinf=-math.inf)
+    greater = (clean > best).sum(1)
+    equal = (clean == best).sum(1) - 1
     ranks = 1.0 + greater.double() + 0.5 * equal.double()
     bad = ~torch.isfinite(best.squeeze(1))
     if bool(bad.any()):
