@@ -315,3 +315,14 @@ def test_resume_into_a_folder_that_is_not_a_run_is_refused(tmp_path, capsys):
     assert main(["train", str(data), *TRAIN, "--out", str(mine), "--resume"]) == 2
     assert "not a `fedgraph train` run" in _one_line(capsys.readouterr().err)
     assert _snapshot(mine) == {"a.jpg": b"\xff\xd8"}
+
+
+def test_a_diverging_run_stops_with_exit_1_naming_round_and_client(tmp_path, capsys):
+    data = tmp_path / "fed"
+    _write_federation(data)
+    out = tmp_path / "run"
+    argv = ["train", str(data), *TRAIN, "--lr", "1e38", "--out", str(out)]
+    assert main(argv) == 1
+    line = _one_line(capsys.readouterr().err)
+    assert "training diverged in round 1 on client 0: `loss_sum` is nan" in line
+    assert not (out / "results.json").exists()
