@@ -13,6 +13,7 @@ do.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import zipfile
@@ -31,8 +32,8 @@ class CheckpointError(ValueError):
 
 
 def _numpy_globals() -> list[Any]:
-    r"""What unpickling a NumPy array needs (``np.random.get_state()`` in
-    checkpoints of older versions)."""
+    r"""What unpickling a NumPy array needs (the ``np.random.get_state()``
+    that training checkpoints hold)."""
     try:  # NumPy >= 2
         from numpy._core.multiarray import _reconstruct
     except ImportError:  # pragma: no cover - NumPy 1.x
@@ -74,8 +75,9 @@ def load_checkpoint(
     hint = hint or f"delete {path} (or restore it from a copy) and run again"
     if path.stat().st_size == 0:
         raise CheckpointError(f"checkpoint {path} is empty; {hint}")
+    allow = getattr(torch.serialization, "safe_globals", None)  # torch >= 2.5
     try:
-        with torch.serialization.safe_globals(_numpy_globals()):
+        with allow(_numpy_globals()) if allow else contextlib.nullcontext():
             obj = torch.load(path, weights_only=True, map_location="cpu")
     except pickle.UnpicklingError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "unpickling"
