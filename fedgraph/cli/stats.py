@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
+
+#: a client folder of a published layout: ``client3/`` or ``3/``
+_CLIENT = re.compile(r"^(?:client)?\d+$")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if (
         args.dir.is_dir()
         and not (args.dir / "META.json").exists()
-        and any(p.is_dir() and p.name.startswith("client") for p in args.dir.iterdir())
+        and any(p.is_dir() and _CLIENT.match(p.name) for p in args.dir.iterdir())
     ):
         # A published client-folder partition (e.g. FedLU's C3): no META.json.
         from fedgraph.data import load_federated_folder
