@@ -59,9 +59,8 @@ def run_method(graph, method: str, a: argparse.Namespace) -> dict:
         )
 
     t0 = time.perf_counter()  # 4. run: FedAlign's protocol (test every round)
-    run_simulation(
-        strategy, clients, **loop_kwargs(a.rounds, a.seed), on_round=on_round
-    )
+    loop = loop_kwargs(a.rounds, a.seed)
+    run_simulation(strategy, clients, **loop, progress=False, on_round=on_round)
     return {
         "partition": fed.stats(),
         "final_test_accuracy": curve[-1]["test_accuracy"],

@@ -1,4 +1,4 @@
-r"""``fedgraph train --data DATASET_OR_DIR --algorithm NAME --model NAME --out DIR``.
+r"""``fedgraph train DATASET --algorithm NAME --model NAME --out DIR``.
 
 Federated algorithms run on :func:`fedgraph.runtime.run_simulation` with a
 checkpoint in ``DIR/checkpoints`` after every round (``--resume`` continues a
@@ -15,8 +15,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-BASELINES = ("independent", "centralized")
-
+from fedgraph.cli.choices import (
+    BASELINES,
+    KGE_LOSSES,
+    KGE_MODELS,
+    SELECTIONS,
+    normalized,
+)
+from fedgraph.cli.options import count, fraction, non_negative, positive, real
 
 #: Defaults that differ by family: KGE (FedLU's settings), R-GCN (FedAlign's).
 FAMILY_DEFAULTS = {
@@ -26,9 +32,13 @@ FAMILY_DEFAULTS = {
 
 
 def _algorithms(family: str = "kge") -> list[str]:
-    from fedgraph.federated.algorithms import algorithms
+    r"""The algorithms of ``family`` in the registry (read without importing
+    them, so without torch: :func:`fedgraph.declared.declared`), plus the
+    KGE baselines."""
+    from fedgraph.declared import declared
 
-    return list(algorithms(family)) + (list(BASELINES) if family == "kge" else [])
+    names = [a["name"] for a in declared(family)]
+    return names + (list(BASELINES) if family == "kge" else [])
 
 
 def _family(args: argparse.Namespace) -> str:
@@ -38,8 +48,7 @@ def _family(args: argparse.Namespace) -> str:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from fedgraph.federated.algorithms import settings_help
-    from fedgraph.runtime.loop import SELECTIONS
+    from fedgraph.declared import settings_help
 
     p = sub.add_parser(
         "train",
@@ -50,49 +59,109 @@ def register(sub: argparse._SubParsersAction) -> None:
             "writes results.json under --out. Defaults are FedLU's settings."
         ),
     )
-    p.add_argument("--data", required=True, help="dataset name or partition folder")
+    p.add_argument(
+        "dataset",
+        nargs="?",
+        metavar="DATASET",
+        help="federated dataset: a registered name (e.g. fedlu-r3) or a folder "
+        "of client0/ client1/ … (`fedgraph partition` writes one)",
+    )
+    p.add_argument("--data", default=None, help="the same as DATASET (older spelling)")
+    p.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="raw data root (default: $FEDGRAPH_DATA)",
+    )
     p.add_argument(
         "--algorithm",
         required=True,
-        help=f"KGE: one of {_algorithms()}; R-GCN (--model rgcn): one of "
-        f"{_algorithms('rgcn')}",
+        help=f"KGE: one of {', '.join(_algorithms())}; R-GCN (--model rgcn): "
+        f"one of {', '.join(_algorithms('rgcn'))}",
     )
     p.add_argument(
         "--model",
+        type=normalized,
+        choices=(*KGE_MODELS, "rgcn"),
         default="transe",
-        help="KGE model, or rgcn: node classification on an RDF graph (--data "
-        "aifb|mutag|bgs|am), partitioned by node-type sampling (default: transe)",
+        help="KGE model, or rgcn: node classification on an RDF graph (DATASET "
+        "aifb|mutag|bgs|am, or a saved RDF partition) partitioned by node-type "
+        "sampling (default: transe)",
     )
     p.add_argument("--out", required=True, type=Path, help="output folder")
     p.add_argument(
         "--rounds",
-        type=int,
+        type=positive,
         default=None,
         help="max rounds (baselines: max epochs) (default: 200; R-GCN: 20)",
     )
     p.add_argument(
-        "--local-epochs", type=int, default=None, help="(default: 3; R-GCN: 5)"
-    )
-    p.add_argument("--batch-size", type=int, default=1024)
-    p.add_argument("--num-negatives", type=int, default=256)
-    p.add_argument("--dim", type=int, default=None, help="(default: 256; R-GCN: 16)")
-    p.add_argument("--lr", type=float, default=None, help="(default: 1e-4; R-GCN: 0.1)")
-    p.add_argument(
-        "--num-bases", type=int, default=100, help="R-GCN bases (default: 100)"
+        "--local-epochs",
+        type=positive,
+        default=None,
+        help="epochs each client trains per round (default: 3; R-GCN: 5)",
     )
     p.add_argument(
-        "--clients", type=int, default=10, help="R-GCN: number of clients (default: 10)"
+        "--batch-size",
+        type=positive,
+        default=1024,
+        help="triples per batch (default: 1024)",
+    )
+    p.add_argument(
+        "--num-negatives",
+        type=positive,
+        default=256,
+        help="negatives per positive (default: 256)",
+    )
+    p.add_argument(
+        "--dim",
+        type=positive,
+        default=None,
+        help="embedding dimension (default: 256; R-GCN: hidden width 16)",
+    )
+    p.add_argument(
+        "--lr",
+        type=real(0.0),
+        default=None,
+        help="learning rate, Adam (default: 1e-4; R-GCN: SGD 0.1)",
+    )
+    p.add_argument(
+        "--num-bases", type=positive, default=100, help="R-GCN bases (default: 100)"
+    )
+    p.add_argument(
+        "--clients",
+        type=positive,
+        default=10,
+        help="R-GCN on a named RDF graph: number of clients (default: 10)",
     )
     p.add_argument(
         "--num-types",
-        type=int,
+        type=positive,
         default=6,
-        help="R-GCN: node types sampled per client (default: 6)",
+        help="R-GCN on a named RDF graph: node types per client (default: 6)",
     )
-    p.add_argument("--gamma", type=float, default=9.0)
-    p.add_argument("--fraction", type=float, default=1.0, help="client fraction F")
-    p.add_argument("--eval-every", type=int, default=5)
-    p.add_argument("--patience", type=int, default=3)
+    p.add_argument(
+        "--gamma", type=float, default=9.0, help="score margin γ (default: 9.0)"
+    )
+    p.add_argument(
+        "--fraction",
+        type=fraction,
+        default=1.0,
+        help="client fraction F sampled per round, in (0, 1] (default: 1.0)",
+    )
+    p.add_argument(
+        "--eval-every",
+        type=positive,
+        default=5,
+        help="validate every k rounds (baselines: epochs) (default: 5)",
+    )
+    p.add_argument(
+        "--patience",
+        type=non_negative,
+        default=3,
+        help="validations without improvement before stopping; 0: never stop "
+        "early (default: 3)",
+    )
     p.add_argument(
         "--selection",
         choices=SELECTIONS,
@@ -100,10 +169,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="test every client at the best weighted validation round, or each "
         "at its own best one among the improving rounds (FedLU's code)",
     )
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--proximal-mu", type=float, default=0.1, help="FedProx μ")
-    p.add_argument("--contrastive-mu", type=float, default=0.3, help="FedEC μ_con")
-    p.add_argument("--temperature", type=float, default=0.2, help="FedEC τ")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument(
+        "--proximal-mu",
+        type=real(0.0, strict=False),
+        default=0.1,
+        help="FedProx μ (default: 0.1)",
+    )
+    p.add_argument(
+        "--contrastive-mu",
+        type=real(0.0, strict=False),
+        default=0.3,
+        help="FedEC μ_con (default: 0.3)",
+    )
+    p.add_argument(
+        "--temperature", type=real(0.0), default=0.2, help="FedEC τ (default: 0.2)"
+    )
     p.add_argument(
         "--evaluate-with",
         choices=("local", "global"),
@@ -111,15 +192,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="score clients' own tables (FedLU) or the global rows (FedE)",
     )
     p.add_argument(
-        "--loss", default="sigmoid-ns", help="KGE loss (default: sigmoid-ns)"
+        "--loss",
+        choices=KGE_LOSSES,
+        default="sigmoid-ns",
+        help="KGE loss (default: sigmoid-ns)",
     )
     p.add_argument(
         "--set",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="an algorithm's own setting (repeatable; default; allowed values): "
-        + settings_help(),
+        help="an algorithm's own setting (repeatable; default; allowed values; "
+        "`fedgraph algorithms` explains each): " + settings_help(),
     )
     p.add_argument(
         "--per-positive-negatives",
@@ -128,21 +212,48 @@ def register(sub: argparse._SubParsersAction) -> None:
         "FedS's code (default: one set shared by the batch, much faster on a CPU)",
     )
     p.add_argument(
+        "--unseen",
+        choices=("keep", "drop"),
+        default="keep",
+        help="evaluation triples whose entity or relation is absent from the "
+        "client's training triples: keep them (scored with an untrained "
+        "embedding; a warning gives their count) or drop them (default: keep)",
+    )
+    p.add_argument(
         "--device",
         default="cpu",
         help="where clients train and rank, e.g. cuda (default: cpu); the samples "
         "are drawn on the CPU, so a run may resume on another device",
     )
-    p.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
-    p.add_argument("--resume", action="store_true", help="continue from --out")
+    p.add_argument(
+        "--threads", type=count, default=0, help="torch threads (0: default)"
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --out (refused if a setting that changes the "
+        "result differs from the recorded one)",
+    )
     p.add_argument(
         "--stop-after",
-        type=int,
+        type=positive,
         default=None,
         help="return after this many rounds of this call (resume later)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
+
+
+def dataset_argument(args: argparse.Namespace) -> str:
+    r"""The dataset of ``fedgraph train``: ``DATASET`` or ``--data``."""
+    if args.dataset and args.data and args.dataset != args.data:
+        raise ValueError(
+            f"DATASET {args.dataset!r} and `--data` {args.data!r} differ: give one"
+        )
+    data = args.dataset or args.data
+    if not data:
+        raise ValueError("give the dataset: `fedgraph train DATASET --algorithm …`")
+    return str(data)
 
 
 def _parse_set(items: list[str]) -> dict[str, Any]:
@@ -151,10 +262,10 @@ def _parse_set(items: list[str]) -> dict[str, Any]:
     return parse_assignments(items, "`--set`")
 
 
-def _load_federation(data: str) -> Any:
+def _load_federation(data: str, root: Path | None = None) -> Any:
     from fedgraph.runtime.trained import load_kge_federation
 
-    return load_kge_federation(data)
+    return load_kge_federation(data, root)
 
 
 def __getattr__(name: str) -> Any:
@@ -166,9 +277,19 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _is_run(out: Path) -> bool:
+    r"""Whether ``out`` holds what ``fedgraph train`` writes."""
+    return (
+        (out / "progress.json").is_file()
+        or (out / "checkpoints").is_dir()
+        or any(out.glob("trainer*.pt"))
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     r"""``fedgraph train``: checks everything, then trains (a baseline or a
     federated algorithm) and writes the run's folder."""
+    args.data = dataset_argument(args)
     family = _family(args)
     for key, value in FAMILY_DEFAULTS[family].items():
         if getattr(args, key, None) is None:
@@ -178,15 +299,45 @@ def run(args: argparse.Namespace) -> int:
         import torch
 
         torch.set_num_threads(args.threads)
-    if args.resume and _report_finished(args, algorithm):
-        return 0
-    if algorithm in BASELINES:
-        return _run_baseline(args, algorithm)
     if family == "rgcn":
         from fedgraph.cli.train_rgcn import run_rgcn
 
         return run_rgcn(args, algorithm)
-    return _run_federated(args, algorithm)
+    given = _resume_record(args, algorithm)
+    if args.resume:
+        from fedgraph.runtime.run_record import check_resume
+
+        check_resume(args.out, given)
+    if args.resume and _report_finished(args, algorithm):
+        return 0
+    from fedgraph.eval.unseen import check_unseen
+
+    t0 = time.perf_counter()
+    fed = check_unseen(
+        _load_federation(args.data, args.root), drop=args.unseen == "drop"
+    )
+    given["num_clients"] = fed.num_clients
+    if args.resume:  # the same folder may hold another federation now
+        from fedgraph.runtime.run_record import check_resume
+
+        check_resume(args.out, given)
+    if algorithm in BASELINES:
+        return _run_baseline(args, algorithm, fed, given)
+    return _run_federated(args, algorithm, fed, t0)
+
+
+def _resume_record(args: argparse.Namespace, algorithm: str) -> dict[str, Any]:
+    r"""What changes the result: a resumed run must have been trained with it."""
+    return {
+        "algorithm": algorithm,
+        "data": str(args.data),
+        **kge_settings(args).to_dict(),
+        "unseen": args.unseen,
+        "fraction": args.fraction,
+        "eval_every": args.eval_every,
+        "patience": args.patience,
+        "selection": args.selection,
+    }
 
 
 def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
@@ -195,7 +346,7 @@ def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
     from fedgraph.federated import algorithms as registry
     from fedgraph.registry import resolve_device
 
-    algorithm = registry.normalize(args.algorithm)
+    algorithm = normalized(args.algorithm)
     if algorithm not in _algorithms(family):
         raise ValueError(
             f"Could not resolve '{args.algorithm}' among choices "
@@ -223,8 +374,15 @@ def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
     except ValueError as exc:
         raise ValueError(f"`--set`: {exc}") from None
     out: Path = args.out
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"`--out` {out} is a file, not a folder")
     if out.exists() and any(out.iterdir()) and not args.resume:
         raise ValueError(f"`--out` {out} is not empty: pass --resume to continue it")
+    if args.resume and out.exists() and any(out.iterdir()) and not _is_run(out):
+        raise ValueError(
+            f"`--out` {out} is not a `fedgraph train` run (no progress.json, "
+            "checkpoints/ or trainer*.pt): nothing to resume; pick another `--out`"
+        )
     return algorithm
 
 
@@ -274,12 +432,19 @@ def _report_finished(args: argparse.Namespace, algorithm: str) -> bool:
     return True
 
 
-def _run_baseline(args: argparse.Namespace, algorithm: str) -> int:
+def _run_baseline(
+    args: argparse.Namespace, algorithm: str, fed: Any, given: dict[str, Any]
+) -> int:
     r"""Independent / centralized: the KGE core's trainer, same results format."""
+    from fedgraph.data.io import atomic_write_json
     from fedgraph.runtime.baselines import run_baseline
 
+    progress_path = args.out / "progress.json"
+    if not progress_path.exists():  # the record ``--resume`` compares with
+        record = {**given, "command": args.command_line, "rounds_max": args.rounds}
+        atomic_write_json(progress_path, {"settings": record, "history": []})
     res = run_baseline(
-        args.data,
+        fed,
         setting=algorithm,
         model=args.model,
         hidden_channels=args.dim,
@@ -305,17 +470,23 @@ def _run_baseline(args: argparse.Namespace, algorithm: str) -> int:
 
 
 def _run_meta(
-    args: argparse.Namespace, algorithm: str, settings: Any, strategy: Any
+    args: argparse.Namespace,
+    algorithm: str,
+    settings: Any,
+    strategy: Any,
+    num_clients: int,
 ) -> dict[str, Any]:
     r"""The run's recorded settings (``progress.json``, ``results.json``)."""
     return {
         "algorithm": algorithm,
         "data": str(args.data),
+        "num_clients": num_clients,
         "command": args.command_line,
         "strategy": repr(strategy),
         # the same, structured (what the strategy was built with)
         "strategy_params": strategy.get_params(),
         **settings.to_dict(),
+        "unseen": args.unseen,
         "rounds_max": args.rounds,
         "fraction": args.fraction,
         "eval_every": args.eval_every,
@@ -341,6 +512,8 @@ def _progress_writer(args: argparse.Namespace, meta: dict[str, Any]) -> Any:
     history: list[dict[str, Any]] = []
     if args.resume and progress_path.exists():
         history = json.loads(progress_path.read_text()).get("history", [])
+    if not progress_path.exists():  # the record ``--resume`` compares with
+        atomic_write_json(progress_path, {"settings": meta, "history": []})
 
     def on_round(entry: dict[str, Any]) -> None:
         # a resumed run may repeat rounds after the last checkpoint: keep one each
@@ -368,7 +541,9 @@ def _round_line(entry: dict[str, Any]) -> str:
     return line
 
 
-def _run_federated(args: argparse.Namespace, algorithm: str) -> int:
+def _run_federated(
+    args: argparse.Namespace, algorithm: str, fed: Any, t0: float
+) -> int:
     r"""Builds the federation, runs it with a checkpoint every round and
     writes ``results.json`` when it ends."""
     import torch
@@ -376,13 +551,11 @@ def _run_federated(args: argparse.Namespace, algorithm: str) -> int:
     from fedgraph.federated.kge.setup import build_kge_federation
     from fedgraph.runtime import run_simulation
 
-    t0 = time.perf_counter()
     settings = kge_settings(args)
-    fed = _load_federation(args.data)
     strategy, clients = build_kge_federation(algorithm, fed, settings)
     setup_seconds = time.perf_counter() - t0
     args.out.mkdir(parents=True, exist_ok=True)  # only once the run can start
-    meta = _run_meta(args, algorithm, settings, strategy)
+    meta = _run_meta(args, algorithm, settings, strategy, fed.num_clients)
     meta["threads"] = torch.get_num_threads()
     meta["setup_seconds"] = setup_seconds
     t1 = time.perf_counter()

@@ -38,7 +38,7 @@ def run_rgcn(args: argparse.Namespace, algorithm: str) -> int:
     if Path(args.data).is_dir():  # a saved partition (`fedgraph partition`)
         fed = FederatedRDF.load(args.data)
     else:  # a registered RDF graph, partitioned by node-type sampling
-        graph = load_rdf(args.data)
+        graph = load_rdf(args.data, args.root)
         torch.manual_seed(args.seed)
         fed = RDFTypePartitioner(
             args.clients, num_types=args.num_types, seed=args.seed

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fedgraph.declared import allowed_text
 from fedgraph.registry import normalize_name
 
 #: The algorithm families, each a sub-package of :mod:`fedgraph.federated`.
@@ -200,23 +201,8 @@ def _kind(f: dataclasses.Field) -> type:
 
 def allowed(f: dataclasses.Field) -> str:
     r"""The allowed values of a setting, in words (``"sum | entity-mean"``,
-    ``"a number in (0, 1]"``…)."""
-    m = f.metadata
-    if m.get("choices"):
-        return " | ".join(str(c) for c in m["choices"])
-    kind = {bool: "true or false", int: "an integer", float: "a number"}.get(
-        _kind(f), "a string"
-    )
-    low, high = m.get("low"), m.get("high")
-    if low is None and high is None:
-        return kind
-    if high is None:
-        return f"{kind} {'>' if m.get('low_open') else '>='} {low:g}"
-    if low is None:
-        return f"{kind} {'<' if m.get('high_open') else '<='} {high:g}"
-    lo = "(" if m.get("low_open") else "["
-    hi = ")" if m.get("high_open") else "]"
-    return f"{kind} in {lo}{low:g}, {high:g}{hi}"
+    ``"a number in [0, 1]"``…)."""
+    return allowed_text(f.default, f.metadata)
 
 
 def cast_setting(what: str, value: Any, default: Any) -> Any:

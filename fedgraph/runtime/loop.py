@@ -36,6 +36,8 @@ from fedgraph.federated.aggregate import merge_metric_sums
 from fedgraph.federated.base import Strategy
 from fedgraph.federated.comm import CommLedger
 from fedgraph.federated.payload import Payload
+from fedgraph.progress import progress_bar
+from fedgraph.runtime.divergence import check_replies
 from fedgraph.runtime.result import SimulationResult
 from fedgraph.runtime.transport import Transport
 
@@ -390,12 +392,17 @@ class _Run:
         # A strategy may train a subset of the sampled clients (e.g. one client
         # per round in an agreed order): only clients with a payload are sent one.
         sampled = [c for c in sampled if c in payloads]
-        replies = _exchange(
-            self.state.ledger,
-            rnd,
-            {c: payloads[c] for c in sampled},
-            lambda p, r=rnd: self.transport.fit(r, p),
+        bar = progress_bar(
+            f"round {rnd}: training", unit="batch", enabled=self.s.progress
         )
+        with bar:
+            replies = _exchange(
+                self.state.ledger,
+                rnd,
+                {c: payloads[c] for c in sampled},
+                lambda p, r=rnd: self.transport.fit(r, p),
+            )
+        check_replies(rnd, replies)  # a diverged client stops the run
         self.strategy.aggregate_train(rnd, replies)
         merged = merge_metric_sums({c: p.metrics for c, p in replies.items()})
         return {
@@ -410,9 +417,12 @@ class _Run:
     ) -> tuple[bool, list[int]]:
         state, s, res = self.state, self.s, self.state.result
         t1 = time.perf_counter()
-        valid, valid_clients = evaluate_clients(
-            self.strategy, self.transport, rnd, s.eval_split, state.ledger
-        )
+        with progress_bar(
+            f"round {rnd}: {s.eval_split}", unit="query", enabled=s.progress
+        ):
+            valid, valid_clients = evaluate_clients(
+                self.strategy, self.transport, rnd, s.eval_split, state.ledger
+            )
         entry["eval_seconds"] = time.perf_counter() - t1
         entry[s.eval_split] = valid
         entry[f"{s.eval_split}_clients"] = valid_clients
@@ -455,9 +465,10 @@ class _Run:
                 assert self.best_strategy is not None  # kept with best_round
                 self.strategy.load_state_dict(self.best_strategy)
                 self.transport.restore_best()
-            res.test, res.test_clients = evaluate_clients(
-                self.strategy, self.transport, res.best_round, "test", ledger
-            )
+            with progress_bar("test", unit="query", enabled=self.s.progress):
+                res.test, res.test_clients = evaluate_clients(
+                    self.strategy, self.transport, res.best_round, "test", ledger
+                )
         res.comm = ledger.totals()
         res.comm_per_round = ledger.per_round()
         return res

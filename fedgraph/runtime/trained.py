@@ -9,16 +9,19 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 
-def load_kge_federation(data: str | Path) -> Any:
+def load_kge_federation(data: str | Path, root: Path | None = None) -> Any:
     r"""The federated KG named or stored at ``data`` (a registered dataset
-    name or a partition folder), or a :class:`ValueError` naming it."""
+    name or a partition folder; raw files under ``root``), or a
+    :class:`ValueError` naming it."""
     from fedgraph.data import load_dataset
     from fedgraph.data.shard import FederatedKG
 
-    fed = load_dataset(Path(data) if Path(data).is_dir() else str(data))
+    fed = load_dataset(Path(data) if Path(data).is_dir() else str(data), root=root)
     if not isinstance(fed, FederatedKG):
         raise ValueError(
-            f"`--data` {str(data)!r} is not a federated dataset (got {type(fed).__name__})"
+            f"DATASET {str(data)!r} is not a federated dataset (it is a "
+            f"{type(fed).__name__}): make one with `fedgraph partition {data} "
+            "--strategy relation --clients 3 --out DIR`, then `fedgraph train DIR …`"
         )
     return fed
 
@@ -48,8 +51,7 @@ def load_trained_run(
     the run recorded (a moved folder); ``algorithms`` limits the runs
     accepted; the clients are rebuilt on ``device`` whatever device the run
     trained on."""
-    import torch
-
+    from fedgraph.data.checkpoint import CheckpointError, load_checkpoint
     from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
 
     meta_file = run_dir / "progress.json"
@@ -69,7 +71,7 @@ def load_trained_run(
         raise FileNotFoundError(
             f"{ckpt} not found (run longer, or pass --checkpoint last)"
         )
-    state = torch.load(ckpt, weights_only=False, map_location="cpu")
+    state = load_checkpoint(ckpt, keys=("models",) if which == "last" else ())
     if which == "last":
         which_round = f"round {state['round']} (last)"
         state = state["models"]
@@ -83,9 +85,16 @@ def load_trained_run(
     )
     fed = load_kge_federation(meta["data"] if data is None else data)
     strategy, clients = build_kge_federation(algorithm, fed, settings)
-    strategy.load_state_dict(state["strategy"])
-    for c, cl in clients.items():
-        cl.load_state_dict(state["clients"][c])
+    try:
+        strategy.load_state_dict(state["strategy"])
+        for c, cl in clients.items():
+            cl.load_state_dict(state["clients"][c])
+    except (RuntimeError, KeyError, TypeError) as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise CheckpointError(
+            f"checkpoint {ckpt} does not fit the run's models on this dataset "
+            f"({first}); is `--data` the partition the run trained on?"
+        ) from None
     return TrainedRun(meta, settings, fed, strategy, clients, which_round)
 
 

@@ -3,7 +3,7 @@ r"""Training one knowledge graph: the local step of every federated KGE client
 checkpoints (:class:`KGETrainer`) that the baselines
 (:mod:`fedgraph.runtime.baselines`) run per client.
 
-(``python -m fedgraph.runtime.kge_trainer`` runs the baselines' CLI, the
+(``python -m fedgraph.training.kge_trainer`` runs the baselines' CLI, the
 command earlier runs were recorded with.)
 """
 
@@ -26,6 +26,7 @@ from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.models.kge import MODES, KGEModel
 from fedgraph.models.losses import KGELoss, resolve_loss
 from fedgraph.models.sampling import NegativeSampler, subsampling_weights
+from fedgraph.progress import advance
 
 ExtraLoss = Callable[[KGEModel, Tensor, Tensor, str], Tensor]
 
@@ -105,6 +106,7 @@ def train_epochs(
                 optimizer.step()
                 total += value.detach().double()
                 steps += 1
+            advance()  # the open progress bar, if any
     return float(total) / max(1, steps)
 
 
@@ -248,9 +250,9 @@ class KGETrainer:
         r"""Trains until early stop; returns ``{"best_epoch", "epochs", "history"}``
         and leaves the best model loaded."""
         if resume and self.checkpoint is not None and self.checkpoint.exists():
-            self.load_state_dict(
-                torch.load(self.checkpoint, weights_only=False, map_location="cpu")
-            )
+            from fedgraph.data.checkpoint import load_checkpoint
+
+            self.load_state_dict(load_checkpoint(self.checkpoint, keys=("model",)))
         bar = None
         if self.progress:
             from tqdm.auto import tqdm
@@ -306,3 +308,4 @@ class KGETrainer:
 
 
 __all__ = ["train_epochs", "KGETrainer", "ExtraLoss"]
+

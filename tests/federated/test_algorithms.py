@@ -86,3 +86,24 @@ def test_parse_assignments_reads_json_values():
     }
     with pytest.raises(ValueError, match="`--set` expects KEY=VALUE"):
         registry.parse_assignments(["a"])
+
+
+def test_the_torch_free_declarations_are_the_registry():
+    # `fedgraph train --help` reads the family modules' source instead of
+    # importing them: both views must be the same
+    from fedgraph import declared
+
+    for family in registry.FAMILIES:
+        reg = {
+            n: (
+                a.summary,
+                [(f.name, f.default, f.metadata["help"]) for f in a.fields()],
+            )
+            for n, a in registry.algorithms(family).items()
+        }
+        dec = {
+            e["name"]: (e["summary"], [(f["name"], f["default"], f["help"]) for f in e["settings"]])
+            for e in declared.declared(family)
+        }  # fmt: skip
+        assert dec == reg, family
+    assert declared.settings_help() == registry.settings_help()

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from fedgraph.federated.algorithms import Algorithm, NoSettings, normalize, setting
-from fedgraph.federated.rgcn.setup import METHODS, build_rgcn_federation
+from fedgraph.federated.algorithms import Algorithm, NoSettings, setting
+from fedgraph.federated.rgcn.setup import build_rgcn_federation
 
 
 @dataclass(frozen=True)
@@ -38,29 +38,24 @@ REFERENCE = (
     'Weight Constraint" (Lin, Chen, Chen and Wang)'
 )
 
-SUMMARY = {
-    "sp": "separated training: every client alone (no sharing)",
-    "fedavg": "FedAvg of the R-GCN bases (relation coefficients stay local)",
-    "fedprox": "FedAvg of the bases plus a proximal term",
-    "fedalign": "FedAvg of the bases plus the optimal-transport basis alignment",
-}
+
+def _build(method: str) -> Callable[..., Any]:
+    return partial(build_rgcn_federation, method)
 
 
-def _entry(method: str) -> Algorithm:
-    base, lipschitz = method.removesuffix("-l"), method.endswith("-l")
-    own = MuSettings if base in ("fedprox", "fedalign") else NoSettings
-    if lipschitz:
-        own = MuLipschitzSettings if own is MuSettings else LipschitzSettings
-    build: Callable[..., Any] = partial(build_rgcn_federation, method)
-    summary = SUMMARY[base] + (", with the -L gradient penalty" if lipschitz else "")
-    return Algorithm(
-        normalize(method),
-        "rgcn",
-        summary,
-        build,
-        own,
-        reference=REFERENCE,
-    )
-
-
-ALGORITHMS = [_entry(m) for m in METHODS]
+ALGORITHMS = [
+    Algorithm("sp", "rgcn", "separated training: every client alone (no sharing)",
+              _build("sp"), NoSettings, reference=REFERENCE),
+    Algorithm("fedavg", "rgcn", "FedAvg of the R-GCN bases (relation coefficients stay local)",
+              _build("fedavg"), NoSettings, reference=REFERENCE),
+    Algorithm("fedprox", "rgcn", "FedAvg of the bases plus a proximal term",
+              _build("fedprox"), MuSettings, reference=REFERENCE),
+    Algorithm("fedalign", "rgcn", "FedAvg of the bases plus the optimal-transport basis alignment",
+              _build("fedalign"), MuSettings, reference=REFERENCE),
+    Algorithm("fedavgl", "rgcn", "FedAvg of the R-GCN bases, with the -L gradient penalty",
+              _build("fedavg-l"), LipschitzSettings, reference=REFERENCE),
+    Algorithm("fedproxl", "rgcn", "FedAvg of the bases plus a proximal term, with the -L gradient penalty",
+              _build("fedprox-l"), MuLipschitzSettings, reference=REFERENCE),
+    Algorithm("fedalignl", "rgcn", "FedAlign with the -L gradient penalty",
+              _build("fedalign-l"), MuLipschitzSettings, reference=REFERENCE),
+]  # fmt: skip
