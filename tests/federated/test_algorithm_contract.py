@@ -31,7 +31,7 @@ RESULT_KEYS = {
     "weighted", "clients", "rounds", "seconds_per_round", "comm", "settings",
     "history", "best_round", "best_valid", "stopped_early", "comm_per_round",
 }  # fmt: skip
-HARNESSES = {"kge", "rgcn"}
+HARNESSES = {"kge", "rgcn", "text"}
 
 
 def _toy() -> FederatedKG:
@@ -226,3 +226,53 @@ def test_rgcn_algorithm_contract(rdf_partition, tmp_path, algorithm):
     assert [h["test"] for h in flower["history"]] == [h["test"] for h in doc["history"]]
     for key in ("params_up", "params_down", "bytes_up", "bytes_down"):
         assert flower["comm"][key] == doc["comm"][key], key
+
+
+@pytest.mark.parametrize("algorithm", list(registry.algorithms("text")))
+def test_text_algorithm_contract(tmp_path, algorithm):
+    # FedMKGC has no command and no Flower app (yet): its contract here is the
+    # registry's builder through the round loop, the results.json schema,
+    # stop-and-resume equality and a state round-trip
+    pytest.importorskip("transformers")
+    import copy
+    import sys
+    from pathlib import Path
+
+    from fedgraph.federated.text.setup import MKGCSettings, compact_relations
+    from fedgraph.runtime import run_simulation
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
+    from text_toy import tiny_bert, tiny_tokenizer, toy_graph
+
+    fast = MKGCSettings(lr=1e-3, batch_size=6, max_length=6, num_prefix_tokens=2)
+    graphs = [compact_relations(toy_graph(lang)) for lang in ("en", "it")]
+    tok, bert = tiny_tokenizer(tmp_path), tiny_bert(seed=7, dropout=0.1)
+    alg = registry.get(algorithm, "text")
+
+    def run(**kw):
+        strategy, clients = alg.build(
+            graphs, copy.deepcopy(bert), tok, fast, alg.parse({})
+        )
+        loop = dict(num_rounds=2, eval_every=1, patience=0, progress=False)
+        return run_simulation(strategy, clients, **loop, **kw), strategy, clients
+
+    full, strategy, clients = run(checkpoint_dir=tmp_path / "full")
+    doc = json.loads(
+        full.write_results(tmp_path / "results.json", settings={}).read_text()
+    )
+    assert RESULT_KEYS <= set(doc) and doc["rounds"] == 2
+    assert 0 < doc["weighted"]["mrr"] <= 1 and len(doc["clients"]) == 2
+    run(checkpoint_dir=tmp_path / "part", stop_after=1)
+    resumed, _, _ = run(checkpoint_dir=tmp_path / "part", resume=True)
+    assert resumed.test == full.test
+    assert [h["train"] for h in resumed.history] == [h["train"] for h in full.history]
+
+    state = torch.load(tmp_path / "full" / "last.pt", weights_only=False)["models"]
+    fresh, fresh_clients = alg.build(
+        graphs, copy.deepcopy(bert), tok, fast, alg.parse({})
+    )
+    fresh.load_state_dict(state["strategy"])
+    _same(fresh.state_dict(), state["strategy"])
+    for c, cl in fresh_clients.items():
+        cl.load_state_dict(state["clients"][c])
+        _same(cl.state_dict(), state["clients"][c])
