@@ -106,13 +106,9 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from fedgraph.eval import write_results
-    from fedgraph.federated.kge.fusion import (
-        FusionSettings,
-        fuse_and_evaluate,
-        load_single_model,
-        single_model_settings,
-    )
     from fedgraph.runtime.trained import load_trained_run
+    from fedgraph.training.fusion import FusionSettings, fuse_and_evaluate
+    from fedgraph.training.fusion_io import load_single_model, single_model_settings
 
     if args.threads > 0:
         torch.set_num_threads(args.threads)

@@ -121,15 +121,12 @@ def fuse_on_node(
     model from the node config's ``single-dir`` (``trainerK.pt``; model,
     width and margin from ``results.json`` there, else the run's) are fused
     by a linear layer fitted on the client's own triples
-    (:func:`~fedgraph.federated.kge.fusion.fuse_client`, options from the run
+    (:func:`~fedgraph.training.fusion.fuse_client`, options from the run
     config's ``fusion.*``). Nothing but the three models' test sums and the
     layer's four numbers leave the node."""
-    from fedgraph.federated.kge.fusion import (
-        fuse_client,
-        fusion_to_metrics,
-        load_single_model,
-        single_model_settings,
-    )
+    from fedgraph.runtime.flower.fusion import fusion_to_metrics
+    from fedgraph.training.fusion import fuse_client
+    from fedgraph.training.fusion_io import load_single_model, single_model_settings
 
     opts = cfg.fusion
     if opts is None:
