@@ -128,29 +128,9 @@ def unlearn_client(
             client.train_triples, forget, g.num_entities, g.num_relations
         )
         weights = subsampling_weights(retained) if client.weights is not None else None
-        valid_filter = _forget_filter(client, forget)
-        best, decay_run = -1.0, 0
-        for _ in range(int(decay_epochs)):
-            mutual_epochs(
-                client.model,
-                client.global_model,
-                retained,
-                epochs=1,
-                batch_size=client.batch_size,
-                loss=client.loss,
-                local_optimizer=opt_l,
-                global_optimizer=opt_g,
-                sampler=client.sampler,
-                generator=client.generator,
-                mu_distill=mu_distill,
-                weights=weights,
-                modes=client.modes,
-            )
-            decay_run += 1
-            mrr = client.rank(g.triples("valid"), filter=valid_filter).compute()["mrr"]
-            if mrr <= best:
-                break
-            best = mrr
+        decay_run = _passive_decay(
+            client, forget, retained, weights, (opt_l, opt_g), decay_epochs, mu_distill
+        )
     finally:
         client.model.relation_embedding.weight.requires_grad_(True)
     client.train_triples, client.weights = retained, weights
@@ -162,6 +142,45 @@ def unlearn_client(
         "decay_epochs": decay_run,
         "decay_seconds": time.perf_counter() - t1,
     }
+
+
+def _passive_decay(
+    client: FedLUClient,
+    forget: Tensor,
+    retained: Tensor,
+    weights: Tensor | None,
+    optimizers: tuple[torch.optim.Optimizer, torch.optim.Optimizer],
+    decay_epochs: int,
+    mu_distill: float,
+) -> int:
+    r"""FedLU's passive decay: mutual distillation on ``retained``, one epoch
+    at a time, for at most ``decay_epochs`` epochs and while the local
+    validation MRR (``forget`` filtered out) improves. Returns the epochs run."""
+    g = client.shard.graph
+    valid_filter = _forget_filter(client, forget)
+    best, decay_run = -1.0, 0
+    for _ in range(int(decay_epochs)):
+        mutual_epochs(
+            client.model,
+            client.global_model,
+            retained,
+            epochs=1,
+            batch_size=client.batch_size,
+            loss=client.loss,
+            local_optimizer=optimizers[0],
+            global_optimizer=optimizers[1],
+            sampler=client.sampler,
+            generator=client.generator,
+            mu_distill=mu_distill,
+            weights=weights,
+            modes=client.modes,
+        )
+        decay_run += 1
+        mrr = client.rank(g.triples("valid"), filter=valid_filter).compute()["mrr"]
+        if mrr <= best:
+            break
+        best = mrr
+    return decay_run
 
 
 def propagate(
