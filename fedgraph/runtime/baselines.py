@@ -110,11 +110,8 @@ def run_baseline(
         j = i if setting == "independent" else 0
         c["best_epoch"], c["epochs"] = trained[j].best_epoch, epochs[j]
     settings = {
-        "setting": setting,
-        "data": str(data),
-        "model": model,
-        "hidden_channels": hidden_channels,
-        "gamma": gamma,
+        **dict(setting=setting, data=str(data), model=model),
+        **dict(hidden_channels=hidden_channels, gamma=gamma),
         **_trainer_settings(trained[0]),
         "command": command,
         # a resumed run spans several calls: the sums over its checkpointed

@@ -101,27 +101,15 @@ def unlearn_client(
         opt_g = torch.optim.Adam(
             client.global_model.entity_embedding.parameters(), lr=client.lr
         )
-        sampler = NegativeSampler(
-            g.num_entities,
-            num_negatives or client.sampler.num_negatives,
-            filtered=True,
-            filter_triples=g.triples("train"),
-            num_relations=g.num_relations,
-        )
-        loss_l, loss_g = interference_epochs(
-            client.model,
-            client.global_model,
+        loss_l, loss_g = _interfere(
+            client,
             forget,
-            epochs=epochs,
-            batch_size=client.batch_size,
-            local_optimizer=opt_l,
-            global_optimizer=opt_g,
-            sampler=sampler,
-            generator=client.generator,
-            mu_soft=mu_soft,
-            mu_distill=mu_distill,
-            hard=hard,
-            modes=client.modes,
+            (opt_l, opt_g),
+            epochs,
+            num_negatives,
+            mu_soft,
+            mu_distill,
+            hard,
         )
         t1 = time.perf_counter()
         retained = retained_triples(
@@ -142,6 +130,44 @@ def unlearn_client(
         "decay_epochs": decay_run,
         "decay_seconds": time.perf_counter() - t1,
     }
+
+
+def _interfere(
+    client: FedLUClient,
+    forget: Tensor,
+    optimizers: tuple[torch.optim.Optimizer, torch.optim.Optimizer],
+    epochs: int,
+    num_negatives: int | None,
+    mu_soft: float,
+    mu_distill: float,
+    hard: bool,
+) -> tuple[float, float]:
+    r"""FedLU's retroactive interference (Eq. 14) on ``forget``, negatives
+    drawn per triple and redrawn when they are known training triples.
+    Returns the last epoch's local and global losses."""
+    g = client.shard.graph
+    sampler = NegativeSampler(
+        g.num_entities,
+        num_negatives or client.sampler.num_negatives,
+        filtered=True,
+        filter_triples=g.triples("train"),
+        num_relations=g.num_relations,
+    )
+    return interference_epochs(
+        client.model,
+        client.global_model,
+        forget,
+        epochs=epochs,
+        batch_size=client.batch_size,
+        local_optimizer=optimizers[0],
+        global_optimizer=optimizers[1],
+        sampler=sampler,
+        generator=client.generator,
+        mu_soft=mu_soft,
+        mu_distill=mu_distill,
+        hard=hard,
+        modes=client.modes,
+    )
 
 
 def _passive_decay(
