@@ -108,6 +108,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="return after this many rounds of this call (resume later)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    from fedgraph.privacy.setup import add_arguments as add_privacy_arguments
+
+    add_privacy_arguments(p)  # --record-uploads, --dp-*, --secagg, --private-alignment
     p.set_defaults(func=run)
 
 
@@ -239,6 +242,11 @@ def run(args: argparse.Namespace) -> int:
             algorithm_settings(algorithm, extra)
     except ValueError as exc:
         raise ValueError(f"`--set`: {exc}") from None
+    from fedgraph.privacy import setup as privacy_setup
+
+    privacy = privacy_setup.settings_from_args(args)
+    if privacy.active and algorithm in BASELINES:
+        raise ValueError(f"the privacy options apply to federated algorithms, not {algorithm}")
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     out: Path = args.out
@@ -312,6 +320,16 @@ def run(args: argparse.Namespace) -> int:
     strategy, clients = build_kge_federation(algorithm, fed, settings)
     setup_seconds = time.perf_counter() - t0
     out.mkdir(parents=True, exist_ok=True)  # only once the run can start
+    strategy, clients = privacy_setup.apply_privacy(  # privacy wrappers (if any)
+        strategy,
+        clients,
+        privacy,
+        num_entities=fed.num_entities,
+        rounds=args.rounds,
+        run_dir=out,
+        entity_names=fed.entity_names,
+        seed=args.seed,
+    )
     meta = {
         "algorithm": algorithm,
         "data": str(args.data),
@@ -336,6 +354,8 @@ def run(args: argparse.Namespace) -> int:
         "threads": torch.get_num_threads(),
         "setup_seconds": setup_seconds,
     }
+    if privacy.active:
+        meta["privacy"] = privacy.to_dict()
     progress_path = out / "progress.json"
     history: list[dict[str, Any]] = []
     if args.resume and progress_path.exists():
@@ -379,6 +399,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"stopped after round {res.rounds}; continue with --resume", flush=True)
         return 0
     path = res.write_results(out / "results.json", settings=meta)
+    if privacy.active:  # each client's (epsilon, delta) under DP
+        report = privacy_setup.privacy_report(clients, privacy)
+        privacy_setup.add_privacy_report(path, report)
     w = res.test
     print(
         f"{algorithm} on {args.data}: test mrr {w['mrr']:.4f} hits@1 {w['hits@1']:.4f} "
