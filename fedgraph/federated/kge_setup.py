@@ -224,6 +224,17 @@ def _register_fedlu_feds() -> None:
 _register_fedlu_feds()
 
 
+def _register_fedr() -> None:
+    # FedR (relation aggregation; fedr imports build_clients from here)
+    from fedgraph.federated.fedr import build_fedr
+
+    kge_algorithms["fedr"] = build_fedr
+    extra_settings["fedr"] = {}
+
+
+_register_fedr()
+
+
 def build_kge_federation(
     algorithm: str, fed: FederatedKG, settings: KGESettings
 ) -> tuple[Strategy, dict[int, Client]]:
