@@ -23,7 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("run_dir", type=Path, help="a fedgraph train output folder")
     p.add_argument("--attack", required=True, choices=ATTACKS)
-    p.add_argument("--round", type=int, default=None, help="recorded round (default: last)")
+    p.add_argument(
+        "--round", type=int, default=None, help="recorded round (default: last)"
+    )
     p.add_argument(
         "--known-fraction",
         type=float,
@@ -44,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.run_dir.is_dir():
         raise FileNotFoundError(f"RUN_DIR {args.run_dir} is not a folder")
     if not 0 < args.known_fraction < 1:
-        raise ValueError(f"`--known-fraction` must lie in (0, 1) (got {args.known_fraction})")
+        raise ValueError(
+            f"`--known-fraction` must lie in (0, 1) (got {args.known_fraction})"
+        )
     report = run_audit(
         args.run_dir,
         args.attack,
@@ -62,7 +66,10 @@ def run(args: argparse.Namespace) -> int:
     for c, r in report["clients"].items():
         print(f"{c:>6}  " + "  ".join(f"{r[k]:9.4f}" for k in keys))
     print("  mean  " + "  ".join(f"{report['mean'][k]:9.4f}" for k in keys))
-    print("random  " + "  ".join(f"{report['baseline'].get(k, float('nan')):9.4f}" for k in keys))
+    print(
+        "random  "
+        + "  ".join(f"{report['baseline'].get(k, float('nan')):9.4f}" for k in keys)
+    )
     if "knowledge_only" in report:
         ko = report["knowledge_only"]
         print("no-rows " + "  ".join(f"{ko.get(k, float('nan')):9.4f}" for k in keys))

@@ -246,7 +246,9 @@ def run(args: argparse.Namespace) -> int:
 
     privacy = privacy_setup.settings_from_args(args)
     if privacy.active and algorithm in BASELINES:
-        raise ValueError(f"the privacy options apply to federated algorithms, not {algorithm}")
+        raise ValueError(
+            f"the privacy options apply to federated algorithms, not {algorithm}"
+        )
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     out: Path = args.out

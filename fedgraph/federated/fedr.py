@@ -136,7 +136,9 @@ def build_fedr(fed: Any, s: Any) -> tuple[FedR, dict[int, Any]]:
     from fedgraph.models.kge import resolve_model
 
     if s.evaluate_with != "local":
-        raise ValueError("FedR clients evaluate their own models (`evaluate_with='local'`)")
+        raise ValueError(
+            "FedR clients evaluate their own models (`evaluate_with='local'`)"
+        )
     probe = resolve_model(s.model, 1, 1, s.dim, gamma=s.gamma)
     strategy = FedR(
         fed.num_relations,

@@ -126,7 +126,11 @@ class KeyedHashStrategy(StrategyWrapper):
         self.tokens = torch.empty(0, dtype=torch.long)
 
     def register(self, registrations: Mapping[int, Payload]) -> None:
-        got = [p.row_ids[ENTITY].long() for p in registrations.values() if ENTITY in p.row_ids]
+        got = [
+            p.row_ids[ENTITY].long()
+            for p in registrations.values()
+            if ENTITY in p.row_ids
+        ]
         self.tokens = torch.unique(torch.cat(got)) if got else self.tokens
         limit = getattr(self.inner, "num_entities", None)
         if limit is not None and self.tokens.numel() > int(limit):

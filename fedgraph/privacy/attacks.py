@@ -70,7 +70,9 @@ def _keys(triples: Tensor, num_entities: int, num_relations: int) -> Tensor:
     return (t[:, 0] * num_relations + t[:, 1]) * num_entities + t[:, 2]
 
 
-def binary_metrics(pred: Tensor, truth: Tensor, scores: Tensor | None = None) -> dict[str, float]:
+def binary_metrics(
+    pred: Tensor, truth: Tensor, scores: Tensor | None = None
+) -> dict[str, float]:
     r"""Precision, recall, F1, accuracy (and AUC from ``scores``) of boolean
     predictions against boolean ``truth``."""
     pred, truth = pred.bool(), truth.bool()
@@ -123,7 +125,9 @@ def _corrupt(
         if idx.numel() == 0:
             break
         side = torch.randint(0, 2, (idx.numel(),), generator=generator) * 2
-        ent = candidates[torch.randint(0, candidates.numel(), (idx.numel(),), generator=generator)]
+        ent = candidates[
+            torch.randint(0, candidates.numel(), (idx.numel(),), generator=generator)
+        ]
         cand = triples[idx].clone()
         cand[torch.arange(idx.numel()), side] = ent
         ok = torch.ones(idx.numel(), dtype=torch.bool)
@@ -211,7 +215,13 @@ def triple_inference(
     seen = lambda t: (local[t[:, 0]] >= 0) & (local[t[:, 2]] >= 0)  # noqa: E731
     known_l = to_local(known[seen(known)])
     torch.manual_seed(int(seed))
-    kge = resolve_model(model, ids.numel(), num_relations, rows.size(1) // _width_factor(model), gamma=gamma)
+    kge = resolve_model(
+        model,
+        ids.numel(),
+        num_relations,
+        rows.size(1) // _width_factor(model),
+        gamma=gamma,
+    )
     with torch.no_grad():
         kge.entity_embedding.weight.copy_(rows)
     kge.entity_embedding.weight.requires_grad_(False)
@@ -220,7 +230,9 @@ def triple_inference(
     for _ in range(steps):
         neg = known_l.repeat(num_negatives, 1)
         side = torch.randint(0, 2, (neg.size(0),), generator=gen) * 2
-        neg[torch.arange(neg.size(0)), side] = torch.randint(0, ids.numel(), (neg.size(0),), generator=gen)
+        neg[torch.arange(neg.size(0)), side] = torch.randint(
+            0, ids.numel(), (neg.size(0),), generator=gen
+        )
         pos_s = kge.score_hrt(known_l[:, 0], known_l[:, 1], known_l[:, 2])
         neg_s = kge.score_hrt(neg[:, 0], neg[:, 1], neg[:, 2])
         loss = -F.logsigmoid(pos_s).mean() - F.logsigmoid(-neg_s).mean()
@@ -235,7 +247,11 @@ def triple_inference(
         s = torch.cat([s_pos, s_neg])
         y = torch.cat([torch.ones_like(s_pos), torch.zeros_like(s_neg)]).bool()
         cands = torch.sort(s).values
-        acc = torch.stack([((s >= c) == y).float().mean() for c in cands]) if cands.numel() <= 4096 else None
+        acc = (
+            torch.stack([((s >= c) == y).float().mean() for c in cands])
+            if cands.numel() <= 4096
+            else None
+        )
         if acc is None:
             qs = torch.quantile(s, torch.linspace(0, 1, 1001))
             acc = torch.stack([((s >= c) == y).float().mean() for c in qs])
@@ -250,12 +266,18 @@ def triple_inference(
         evald = torch.cat([targets, negatives])
         truth = torch.arange(evald.size(0)) < targets.size(0)
         el = to_local(evald)
-        scores = torch.cat(
-            [
-                kge.score_hrt(el[i : i + 65536, 0], el[i : i + 65536, 1], el[i : i + 65536, 2])
-                for i in range(0, el.size(0), 65536)
-            ]
-        ) if el.size(0) else torch.empty(0)
+        scores = (
+            torch.cat(
+                [
+                    kge.score_hrt(
+                        el[i : i + 65536, 0], el[i : i + 65536, 1], el[i : i + 65536, 2]
+                    )
+                    for i in range(0, el.size(0), 65536)
+                ]
+            )
+            if el.size(0)
+            else torch.empty(0)
+        )
     out.update(binary_metrics(scores >= threshold, truth, scores))
     if knowledge_baseline:
         g = torch.Generator().manual_seed(int(seed) + 1)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from torch import Tensor
 
 from fedgraph.federated.fede import ENTITY
 from fedgraph.privacy.alignment import entity_name, entity_tokens
@@ -24,7 +25,7 @@ from fedgraph.privacy.secagg import MASKED
 from fedgraph.privacy.setup import UPLOADS_DIR, alignment_secret
 
 
-def _token_map(run_dir: Path, fed: Any) -> tuple[Tensor, Tensor]:  # noqa: F821
+def _token_map(run_dir: Path, fed: Any) -> tuple[Tensor, Tensor]:
     secret = alignment_secret(run_dir, create=False)
     names = [entity_name(i, fed.entity_names) for i in range(fed.num_entities)]
     tokens = entity_tokens(names, secret)
@@ -96,11 +97,15 @@ def run_audit(
     run_dir = Path(run_dir)
     meta_file = run_dir / "progress.json"
     if not meta_file.is_file():
-        raise FileNotFoundError(f"{meta_file} not found: is `{run_dir}` a `fedgraph train` run?")
+        raise FileNotFoundError(
+            f"{meta_file} not found: is `{run_dir}` a `fedgraph train` run?"
+        )
     meta = json.loads(meta_file.read_text())["settings"]
     privacy = meta.get("privacy") or {}
     if not privacy.get("record_uploads"):
-        raise ValueError(f"`{run_dir}` did not record uploads: train with --record-uploads")
+        raise ValueError(
+            f"`{run_dir}` did not record uploads: train with --record-uploads"
+        )
     fed = _load_federation(meta["data"] if data is None else data)
     rnd, views = server_views(run_dir, fed, privacy, server_round)
     clients = {}
@@ -109,7 +114,9 @@ def run_audit(
         if c not in views:
             continue
         if attack == "triple-inference":
-            splits = [s for s in ("train", "valid", "test") if s in shard.graph.split_names]
+            splits = [
+                s for s in ("train", "valid", "test") if s in shard.graph.split_names
+            ]
             res = triple_inference(
                 views[c],
                 shard.global_triples("train"),

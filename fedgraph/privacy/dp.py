@@ -53,7 +53,12 @@ def clip_and_noise(
     if clip <= 0:
         raise ValueError(f"`clip` must be positive (got {clip})")
     norm = float(
-        torch.sqrt(sum((v.double().pow(2).sum() for v in update.values()), torch.zeros((), dtype=torch.float64)))
+        torch.sqrt(
+            sum(
+                (v.double().pow(2).sum() for v in update.values()),
+                torch.zeros((), dtype=torch.float64),
+            )
+        )
     )
     scale = min(1.0, clip / norm) if norm > 0 else 1.0
     out = {}

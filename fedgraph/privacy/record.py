@@ -91,7 +91,9 @@ def recorded_rounds(directory: str | os.PathLike[str]) -> list[int]:
     return sorted(int(p.stem[6:]) for p in Path(directory).glob("round-*.pt"))
 
 
-def load_round(directory: str | os.PathLike[str], server_round: int | None = None) -> dict:
+def load_round(
+    directory: str | os.PathLike[str], server_round: int | None = None
+) -> dict:
     r"""A recorded round (default: the latest one)."""
     d = Path(directory)
     rounds = recorded_rounds(d)

@@ -58,10 +58,14 @@ def quantise(x: Tensor, clip_range: float, levels: int) -> Tensor:
     r"""``x`` clipped to :math:`[-B, B]` as integers in :math:`[0, \mathrm{levels}]`
     (round to nearest)."""
     step = 2 * clip_range / levels
-    return torch.round((x.double().clamp(-clip_range, clip_range) + clip_range) / step).long()
+    return torch.round(
+        (x.double().clamp(-clip_range, clip_range) + clip_range) / step
+    ).long()
 
 
-def neighbours(participants: Sequence[int], k: int | None = None) -> dict[int, list[int]]:
+def neighbours(
+    participants: Sequence[int], k: int | None = None
+) -> dict[int, list[int]]:
     r"""SecAgg+'s ring graph over the sorted ``participants``: each is
     linked to the ``ceil(k/2)`` next and previous ones (all others when
     ``k`` is :obj:`None` or at least their number minus one)."""
@@ -166,7 +170,9 @@ class SecAggClient(ClientWrapper):
             peer = ec.EllipticCurvePublicKey.from_encoded_point(
                 ec.SECP384R1(), _key_bytes(value)
             )
-            mask = _mask(generate_shared_key(self._private_key, peer), rnd, masked.numel())
+            mask = _mask(
+                generate_shared_key(self._private_key, peer), rnd, masked.numel()
+            )
             masked = masked + mask if me < j else masked - mask
         masked = torch.remainder(masked, MODULUS)
         return Payload(

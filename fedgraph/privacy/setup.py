@@ -62,7 +62,9 @@ class PrivacySettings:
                 f"`record_uploads` must be one of {('', *KEEP)} (got {self.record_uploads!r})"
             )
         if self.dp_epsilon < 0:
-            raise ValueError(f"`dp_epsilon` must be non-negative (got {self.dp_epsilon})")
+            raise ValueError(
+                f"`dp_epsilon` must be non-negative (got {self.dp_epsilon})"
+            )
         if not 0 < self.dp_delta < 1:
             raise ValueError(f"`dp_delta` must lie in (0, 1) (got {self.dp_delta})")
         if self.dp_clip <= 0:
@@ -72,13 +74,20 @@ class PrivacySettings:
                 "secure aggregation already keeps entity ids from the server; "
                 "switch on either it or private alignment"
             )
-        if self.secagg_neighbours < 0 or self.secagg_levels < 2 or self.secagg_clip_range <= 0:
+        if (
+            self.secagg_neighbours < 0
+            or self.secagg_levels < 2
+            or self.secagg_clip_range <= 0
+        ):
             raise ValueError("secagg settings must be positive")
 
     @property
     def active(self) -> bool:
         return bool(
-            self.record_uploads or self.dp_epsilon or self.secagg or self.private_alignment
+            self.record_uploads
+            or self.dp_epsilon
+            or self.secagg
+            or self.private_alignment
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -141,7 +150,9 @@ def apply_privacy(
         )
     if settings.record_uploads:
         strategy = UploadRecorder(
-            strategy, Path(run_dir) / UPLOADS_DIR, settings.record_uploads  # type: ignore[arg-type]
+            strategy,
+            Path(run_dir) / UPLOADS_DIR,
+            settings.record_uploads,  # type: ignore[arg-type]
         )
     return strategy, out
 
@@ -184,8 +195,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--dp-epsilon",
         type=float,
         default=0.0,
-        help="client-level DP on uploads: each client's epsilon over --rounds "
-        "(0: off)",
+        help="client-level DP on uploads: each client's epsilon over --rounds (0: off)",
     )
     g.add_argument("--dp-delta", type=float, default=1e-5, help="DP delta")
     g.add_argument(

@@ -13,7 +13,9 @@ from fedgraph.partition.shard import FederatedKG, KGShard
 def toy_federation(seed: int = 0, n_train: int = 40) -> FederatedKG:
     gen = torch.Generator().manual_seed(seed)
     shards = []
-    for c, ids in enumerate([torch.arange(0, 9), torch.arange(3, 12), torch.arange(6, 15)]):
+    for c, ids in enumerate(
+        [torch.arange(0, 9), torch.arange(3, 12), torch.arange(6, 15)]
+    ):
         n = ids.numel()
         trip = torch.stack(
             [
@@ -27,7 +29,11 @@ def toy_federation(seed: int = 0, n_train: int = 40) -> FederatedKG:
         trip = trip[torch.randperm(trip.size(0), generator=gen)]
         k = trip.size(0)
         g = KnowledgeGraph(
-            {"train": trip[: k - 10], "valid": trip[k - 10 : k - 5], "test": trip[k - 5 :]},
+            {
+                "train": trip[: k - 10],
+                "valid": trip[k - 10 : k - 5],
+                "test": trip[k - 5 :],
+            },
             n,
             2,
         )
@@ -37,7 +43,9 @@ def toy_federation(seed: int = 0, n_train: int = 40) -> FederatedKG:
 
 
 def toy_settings(**kw) -> KGESettings:
-    base = dict(dim=8, lr=0.01, batch_size=16, num_negatives=4, local_epochs=1, gamma=4.0)
+    base = dict(
+        dim=8, lr=0.01, batch_size=16, num_negatives=4, local_epochs=1, gamma=4.0
+    )
     base.update(kw)
     return KGESettings(**base)
 

@@ -34,7 +34,9 @@ def test_calibration_round_trips_and_composes(eps, steps):
     sigma = calibrate_noise(eps, 1e-5, steps)
     assert gaussian_epsilon(sigma, steps, 1e-5) == pytest.approx(eps, rel=1e-6)
     # k releases at sigma*sqrt(k) are one release at sigma (mu-GDP composition)
-    assert sigma == pytest.approx(calibrate_noise(eps, 1e-5, 1) * math.sqrt(steps), rel=1e-6)
+    assert sigma == pytest.approx(
+        calibrate_noise(eps, 1e-5, 1) * math.sqrt(steps), rel=1e-6
+    )
     # fewer uploads, less privacy spent
     assert gaussian_epsilon(sigma, max(steps // 2, 1), 1e-5) <= eps + 1e-9
 

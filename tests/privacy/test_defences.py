@@ -8,7 +8,6 @@ import torch
 from privacy_toy import build, toy_federation
 
 from fedgraph.federated.fede import ENTITY
-from fedgraph.federated.payload import Payload
 from fedgraph.privacy.alignment import KeyedHashClient, KeyedHashStrategy, entity_tokens
 from fedgraph.privacy.dp import DPUploadClient, clip_and_noise
 from fedgraph.privacy.secagg import (
@@ -122,7 +121,10 @@ def test_private_alignment_server_sees_no_name_and_no_global_id():
             assert not any(n in str(v) for n in names)
     # without the secret the tokens cannot be recomputed from the names ...
     unkeyed = torch.tensor(
-        [int.from_bytes(hashlib.sha256(n.encode()).digest()[:8], "big") >> 1 for n in names]
+        [
+            int.from_bytes(hashlib.sha256(n.encode()).digest()[:8], "big") >> 1
+            for n in names
+        ]
     )
     assert not torch.isin(received, unkeyed).any()
     assert not torch.isin(received, entity_tokens(names, b"another secret")).any()
@@ -162,7 +164,9 @@ def test_secagg_equals_fede_within_the_quantisation_step():
     # one round by hand: the same uploads, plain mean vs unmasked sum
     spy.strategy.register({c: cl.register() for c, cl in sc.items()})
     s2.register({c: cl.register() for c, cl in c2.items()})
-    r1 = {c: sc[c].fit(p) for c, p in spy.strategy.configure_train(1, [0, 1, 2]).items()}
+    r1 = {
+        c: sc[c].fit(p) for c, p in spy.strategy.configure_train(1, [0, 1, 2]).items()
+    }
     r2 = {c: c2[c].fit(p) for c, p in s2.configure_train(1, [0, 1, 2]).items()}
     spy.strategy.aggregate_train(1, r1)
     s2.aggregate_train(1, r2)
@@ -173,7 +177,10 @@ def test_secagg_equals_fede_within_the_quantisation_step():
     # what the server received: no ids, and masked vectors that look uniform
     for p in r1.values():
         assert not p.row_ids and set(p.arrays) == {MASKED}
-        assert p.arrays[MASKED].max() > MODULUS // 2 and p.arrays[MASKED].min() < MODULUS // 64
+        assert (
+            p.arrays[MASKED].max() > MODULUS // 2
+            and p.arrays[MASKED].min() < MODULUS // 64
+        )
 
 
 def test_secagg_run_matches_fede_validation_curve():

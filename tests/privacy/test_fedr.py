@@ -20,7 +20,10 @@ def test_fedr_averages_relation_rows_and_never_uploads_entities():
     for r in replies.values():
         assert ENTITY not in r.arrays and set(r.row_ids) == {RELATION}
     strategy.aggregate_train(1, replies)
-    rows = {c: dict(zip(r.row_ids[RELATION].tolist(), r.arrays[RELATION], strict=True)) for c, r in replies.items()}
+    rows = {
+        c: dict(zip(r.row_ids[RELATION].tolist(), r.arrays[RELATION], strict=True))
+        for c, r in replies.items()
+    }
     # relation 1 held by clients 0 and 1: their mean; relation 3 by client 1 alone
     assert torch.allclose(strategy.table[1], (rows[0][1] + rows[1][1]) / 2, atol=1e-6)
     assert torch.allclose(strategy.table[3], rows[1][3], atol=1e-6)
@@ -29,5 +32,7 @@ def test_fedr_averages_relation_rows_and_never_uploads_entities():
 def test_fedr_trains():
     fed = toy_federation()
     strategy, clients = build(fed, "fedr")
-    res = run_simulation(strategy, clients, num_rounds=2, eval_every=1, patience=0, progress=False)
+    res = run_simulation(
+        strategy, clients, num_rounds=2, eval_every=1, patience=0, progress=False
+    )
     assert res.test["mrr"] > 0
