@@ -177,10 +177,10 @@ def test_secagg_equals_fede_within_the_quantisation_step():
     # what the server received: no ids, and masked vectors that look uniform
     for p in r1.values():
         assert not p.row_ids and set(p.arrays) == {MASKED}
-        assert (
-            p.arrays[MASKED].max() > MODULUS // 2
-            and p.arrays[MASKED].min() < MODULUS // 64
-        )
+        # a plain quantised entry is at most 2**24; a masked one is uniform
+        # in [0, 2**32), below 2**26 with probability 1/64
+        assert (p.arrays[MASKED] >= 2**26).double().mean() > 0.8
+        assert int(p.arrays[MASKED].max()) < MODULUS
 
 
 def test_secagg_run_matches_fede_validation_curve():
