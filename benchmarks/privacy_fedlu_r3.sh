@@ -18,8 +18,9 @@ declare -A RUNS=(
   [secagg]="--algorithm fede --secagg"
   [alignment]="--algorithm fede --private-alignment"
   [fedr]="--algorithm fedr"
+  [fedr-secagg]="--algorithm fedr --secagg"
 )
-for name in fede dp-eps1 dp-eps4 dp-eps16 secagg alignment fedr; do
+for name in fede dp-eps1 dp-eps4 dp-eps16 secagg alignment fedr fedr-secagg; do
   out="$W/$name"
   [ -f "$out/results.json" ] || $FG train "${COMMON[@]}" ${RUNS[$name]} --out "$out" \
     || $FG train "${COMMON[@]}" ${RUNS[$name]} --out "$out" --resume

@@ -11,7 +11,16 @@ import json
 import sys
 from pathlib import Path
 
-NAMES = ["fede", "dp-eps1", "dp-eps4", "dp-eps16", "secagg", "alignment", "fedr"]
+NAMES = [
+    "fede",
+    "dp-eps1",
+    "dp-eps4",
+    "dp-eps16",
+    "secagg",
+    "alignment",
+    "fedr",
+    "fedr-secagg",
+]
 LABEL = {
     "fede": "FedE, no defence",
     "dp-eps1": "FedE + DP ε=1",
@@ -20,6 +29,7 @@ LABEL = {
     "secagg": "FedE + SecAgg",
     "alignment": "FedE + private alignment",
     "fedr": "FedR",
+    "fedr-secagg": "FedR + SecAgg",
 }
 
 

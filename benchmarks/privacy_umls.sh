@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The privacy table of docs/privacy.md on UMLS split by relation over 3 clients
 # (TransE, 30 rounds, one thread): FedE undefended, with DP at eps 1/4/16
-# (delta 1e-5), with secure aggregation, with private alignment, and FedR;
+# (delta 1e-5), with secure aggregation, with private alignment, FedR and FedR with secure aggregation;
 # then both attacks on each run's recorded last round. Minutes on one core.
 # Usage: benchmarks/privacy_umls.sh [WORK_DIR]   (needs FEDGRAPH_DATA)
 set -euo pipefail
@@ -19,8 +19,9 @@ declare -A RUNS=(
   [secagg]="--algorithm fede --secagg"
   [alignment]="--algorithm fede --private-alignment"
   [fedr]="--algorithm fedr"
+  [fedr-secagg]="--algorithm fedr --secagg"
 )
-for name in fede dp-eps1 dp-eps4 dp-eps16 secagg alignment fedr; do
+for name in fede dp-eps1 dp-eps4 dp-eps16 secagg alignment fedr fedr-secagg; do
   out="$W/$name"
   [ -f "$out/results.json" ] || $FG train "${COMMON[@]}" ${RUNS[$name]} --out "$out"
   for attack in triple-inference membership; do

@@ -326,7 +326,6 @@ def run(args: argparse.Namespace) -> int:
         strategy,
         clients,
         privacy,
-        num_entities=fed.num_entities,
         rounds=args.rounds,
         run_dir=out,
         entity_names=fed.entity_names,

@@ -64,7 +64,7 @@ def server_views(
                 membership = torch.zeros(fed.num_entities, dtype=torch.float64)
                 membership[ids] = 1.0
             views[int(c)] = ServerView(ids, arrays[ENTITY], "upload", membership)
-        elif MASKED in arrays:
+        elif MASKED in arrays and rec["aggregate"]["entity"] is not None:
             agg = rec["aggregate"]
             counts = agg["counts"]
             held = (counts > 0).nonzero().squeeze(1)

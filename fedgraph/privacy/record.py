@@ -65,8 +65,13 @@ class UploadRecorder(StrategyWrapper):
         self, server_round: int, replies: Mapping[int, Payload]
     ) -> None:
         super().aggregate_train(server_round, replies)
+        from fedgraph.federated.fedr import FedR
+
         base = innermost(self.inner)
         table = getattr(base, "table", None)
+        relation = None
+        if isinstance(base, FedR):  # its table holds relations
+            table, relation = None, base.table.detach().clone()
         from fedgraph.privacy.secagg import SecAggStrategy
 
         sec = find_wrapper(self.inner, SecAggStrategy)
@@ -76,6 +81,7 @@ class UploadRecorder(StrategyWrapper):
             "aggregate": {
                 "entity": None if table is None else table.detach().clone(),
                 "counts": None if sec is None else sec.last_counts,
+                "relation": relation,
             },
         }
         path = self.directory / round_file(server_round)

@@ -1,5 +1,6 @@
 r"""Secure aggregation of entity-row sums and presence counts for the
-FedE family (the pairwise-masking core of SecAgg / SecAgg+).
+FedE family, and of relation rows for FedR (the pairwise-masking core of
+SecAgg / SecAgg+).
 
 With :class:`SecAggClient` and :class:`SecAggStrategy` the server learns
 only :math:`\sum_c \mathbf{P}_c^\top \mathbf{E}^c` and
@@ -44,6 +45,7 @@ import torch
 from torch import Tensor
 
 from fedgraph.federated.fede import ENTITY, FedE
+from fedgraph.federated.fedr import RELATION, FedR
 from fedgraph.federated.payload import Payload, PayloadError
 from fedgraph.privacy.wrap import ClientWrapper, StrategyWrapper, innermost
 
@@ -102,7 +104,8 @@ class SecAggClient(ClientWrapper):
 
     Args:
         inner (KGEClient): the client.
-        num_entities (int): size of the federation's shared entity index.
+        num_entities (int): size of the federation's shared index (of
+            relations for FedR).
         clip_range (float, optional): :math:`B`. (default: :obj:`8.0`)
         levels (int, optional): quantisation levels. (default: :math:`2^{24}`)
     """
@@ -113,10 +116,14 @@ class SecAggClient(ClientWrapper):
         num_entities: int,
         clip_range: float = 8.0,
         levels: int = 2**24,
+        key: str = ENTITY,
     ) -> None:
         super().__init__(inner)
         from cryptography.hazmat.primitives.asymmetric import ec
 
+        if key not in (ENTITY, RELATION):
+            raise ValueError(f"`key` must be '{ENTITY}' or '{RELATION}' (got {key!r})")
+        self.key = key
         self.num_entities = int(num_entities)
         self.clip_range, self.levels = float(clip_range), int(levels)
         self._private_key = ec.generate_private_key(ec.SECP384R1())
@@ -132,19 +139,23 @@ class SecAggClient(ClientWrapper):
     def register(self) -> Payload:
         return Payload(arrays={PUBLIC_KEY: _key_tensor(self._public_bytes())})
 
+    def _own_ids(self) -> Tensor:
+        shard = self.inner.shard
+        return (shard.entity_ids if self.key == ENTITY else shard.relation_ids).long()
+
     def _own_rows(self, payload: Payload) -> Payload:
-        if ENTITY not in payload.arrays:
+        if self.key not in payload.arrays:
             return Payload(config=dict(payload.config))
-        ids = self.inner.shard.entity_ids.long()
-        table = payload.arrays[ENTITY]
+        ids = self._own_ids()
+        table = payload.arrays[self.key]
         if table.size(0) != self.num_entities:
             raise PayloadError(
                 f"SecAgg client {self.inner.client_id}: expected the whole table "
                 f"({self.num_entities} rows), got {table.size(0)}"
             )
         return Payload(
-            arrays={ENTITY: table[ids].clone()},
-            row_ids={ENTITY: ids.clone()},
+            arrays={self.key: table[ids].clone()},
+            row_ids={self.key: ids.clone()},
             config={k: v for k, v in payload.config.items() if k != ROUND},
         )
 
@@ -155,7 +166,7 @@ class SecAggClient(ClientWrapper):
         )
 
         reply = self.inner.fit(self._own_rows(payload))
-        rows, ids = reply.arrays[ENTITY], reply.row_ids[ENTITY].long()
+        rows, ids = reply.arrays[self.key], reply.row_ids[self.key].long()
         n, d = self.num_entities, rows.size(1)
         dense = torch.zeros(n, d + 1, dtype=torch.long)
         dense[ids, :d] = quantise(rows, self.clip_range, self.levels)
@@ -225,16 +236,24 @@ class SecAggStrategy(StrategyWrapper):
     ) -> None:
         super().__init__(inner)
         base = innermost(inner)
-        if not (
-            isinstance(base, FedE)
-            and type(base).aggregate_train is FedE.aggregate_train
-            and type(base).aggregation_weights is FedE.aggregation_weights
+        plain = type(base).aggregation_weights is FedE.aggregation_weights
+        if (
+            not (
+                isinstance(base, FedR)
+                or (
+                    isinstance(base, FedE)
+                    and type(base).aggregate_train is FedE.aggregate_train
+                    and plain
+                )
+            )
+            or not plain
         ):
             raise ValueError(
                 "secure aggregation supports the FedE family with FedE's plain "
-                f"entity mean (got {type(base).__name__})"
+                f"entity mean, and FedR (got {type(base).__name__})"
             )
         self.base = base
+        self.key = RELATION if isinstance(base, FedR) else ENTITY
         self.num_neighbours = num_neighbours
         self.clip_range, self.levels = float(clip_range), int(levels)
         self.public_keys: dict[int, Tensor] = {}
@@ -247,7 +266,7 @@ class SecAggStrategy(StrategyWrapper):
             self.public_keys[int(c)] = p.arrays[PUBLIC_KEY].clone()
         everything = torch.arange(self.base.num_entities)
         super().register(
-            {c: Payload(row_ids={ENTITY: everything}) for c in registrations}
+            {c: Payload(row_ids={self.key: everything}) for c in registrations}
         )
 
     def configure_train(

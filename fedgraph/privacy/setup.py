@@ -115,7 +115,6 @@ def apply_privacy(
     clients: dict[int, Any],
     settings: PrivacySettings,
     *,
-    num_entities: int,
     rounds: int,
     run_dir: str | os.PathLike[str] | None = None,
     entity_names: list[str] | None = None,
@@ -139,15 +138,20 @@ def apply_privacy(
         strategy = KeyedHashStrategy(strategy)
     if settings.secagg:
         k = settings.secagg_neighbours or None
-        out = {
-            c: SecAggClient(
-                cl, num_entities, settings.secagg_clip_range, settings.secagg_levels
-            )
-            for c, cl in out.items()
-        }
         strategy = SecAggStrategy(
             strategy, k, settings.secagg_clip_range, settings.secagg_levels
         )
+        rows = strategy.base.num_entities  # the shared index (FedR: relations)
+        out = {
+            c: SecAggClient(
+                cl,
+                rows,
+                settings.secagg_clip_range,
+                settings.secagg_levels,
+                key=strategy.key,
+            )
+            for c, cl in out.items()
+        }
     if settings.record_uploads:
         strategy = UploadRecorder(
             strategy,

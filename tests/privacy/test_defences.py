@@ -89,9 +89,7 @@ def test_dp_run_reports_epsilon_per_client(tmp_path):
     fed = toy_federation()
     strategy, clients = build(fed)
     s = PrivacySettings(dp_epsilon=4.0, dp_delta=1e-5, dp_clip=1.0)
-    strategy, clients = apply_privacy(
-        strategy, clients, s, num_entities=fed.num_entities, rounds=3, run_dir=tmp_path
-    )
+    strategy, clients = apply_privacy(strategy, clients, s, rounds=3, run_dir=tmp_path)
     _run(strategy, clients, rounds=3)
     from fedgraph.privacy.setup import privacy_report
 

@@ -1,5 +1,6 @@
 r"""FedR: relation rows travel, entity rows stay home."""
 
+import pytest
 import torch
 from privacy_toy import build, toy_federation
 
@@ -36,3 +37,17 @@ def test_fedr_trains():
         strategy, clients, num_rounds=2, eval_every=1, patience=0, progress=False
     )
     assert res.test["mrr"] > 0
+
+
+def test_fedr_with_secagg_equals_fedr():
+    from fedgraph.privacy.secagg import SecAggClient, SecAggStrategy
+
+    fed = toy_federation()
+    s1, c1 = build(fed, "fedr")
+    s1 = SecAggStrategy(s1)
+    c1 = {k: SecAggClient(v, fed.num_relations, key=RELATION) for k, v in c1.items()}
+    a = run_simulation(s1, c1, num_rounds=2, eval_every=1, patience=0, progress=False)
+    s2, c2 = build(toy_federation(), "fedr")
+    b = run_simulation(s2, c2, num_rounds=2, eval_every=1, patience=0, progress=False)
+    assert (s1.base.table - s2.table).abs().max() < 1e-4
+    assert a.test["mrr"] == pytest.approx(b.test["mrr"], abs=1e-3)
