@@ -106,6 +106,27 @@ def auc(scores: Tensor, truth: Tensor) -> float:
     return float((ranks[truth].sum() - pos * (pos + 1) / 2) / (pos * neg))
 
 
+def best_threshold(scores: Tensor, truth: Tensor) -> float:
+    r"""The cut that classifies ``scores >= cut`` as positive with the best
+    accuracy against ``truth``, halfway between two consecutive scores (one
+    sort and two cumulative sums)."""
+    order = torch.argsort(scores, descending=True)
+    s, y = scores[order].double(), truth[order].long()
+    n, n_neg = y.numel(), int((y == 0).sum())
+    tp = torch.cat([torch.zeros(1, dtype=torch.long), torch.cumsum(y, 0)])
+    k = torch.arange(n + 1)  # the top k are called positive
+    correct = tp + (n_neg - (k - tp))
+    # a cut can only fall between distinct scores
+    valid = torch.ones(n + 1, dtype=torch.bool)
+    valid[1:n] = s[:-1] > s[1:]
+    best = int(torch.argmax(torch.where(valid, correct, -1)))
+    if best == 0:
+        return float(s[0]) + 1.0
+    if best == n:
+        return float(s[-1]) - 1.0
+    return float((s[best - 1] + s[best]) / 2)
+
+
 def _corrupt(
     triples: Tensor,
     candidates: Tensor,
@@ -246,20 +267,7 @@ def triple_inference(
         s_neg = kge.score_hrt(own_neg[:, 0], own_neg[:, 1], own_neg[:, 2])
         s = torch.cat([s_pos, s_neg])
         y = torch.cat([torch.ones_like(s_pos), torch.zeros_like(s_neg)]).bool()
-        cands = torch.sort(s).values
-        acc = (
-            torch.stack([((s >= c) == y).float().mean() for c in cands])
-            if cands.numel() <= 4096
-            else None
-        )
-        if acc is None:
-            qs = torch.quantile(s, torch.linspace(0, 1, 1001))
-            acc = torch.stack([((s >= c) == y).float().mean() for c in qs])
-            cands = qs
-        # halfway between the best cut and the score below it
-        best = int(torch.argmax(acc))
-        below = cands[best - 1] if best > 0 else cands[best] - 1.0
-        threshold = float((cands[best] + below) / 2)
+        threshold = best_threshold(s, y)
         # evaluation: unknown training triples vs as many true negatives
         targets = targets[seen(targets)]
         negatives = _corrupt(targets, ids, gen, exclude, num_entities, num_relations)

@@ -90,3 +90,15 @@ def test_membership_from_ids_counts_and_nothing():
     # no mapping: the prior (0.4 < 0.5: predicts nobody)
     m = membership_inference(ServerView(None, None, "upload", None), truth, 10)
     assert m["auc"] == pytest.approx(0.5) and m["recall"] == 0.0
+
+
+def test_best_threshold_by_hand():
+    from fedgraph.privacy.attacks import best_threshold
+
+    s = torch.tensor([0.9, 0.8, 0.3, 0.7, 0.1])
+    y = torch.tensor([1, 1, 0, 1, 0]).bool()
+    assert best_threshold(s, y) == pytest.approx(0.5)  # between 0.7 and 0.3
+    # ties cannot be split: the two 0.5 go to the same side
+    s = torch.tensor([0.5, 0.5, 0.2, 0.1])
+    y = torch.tensor([1, 0, 1, 0]).bool()
+    assert best_threshold(s, y) == pytest.approx(0.15)  # 3 of 4 right
