@@ -321,7 +321,6 @@ def run(args: argparse.Namespace) -> int:
     fed = _load_federation(args.data)
     strategy, clients = build_kge_federation(algorithm, fed, settings)
     setup_seconds = time.perf_counter() - t0
-    out.mkdir(parents=True, exist_ok=True)  # only once the run can start
     strategy, clients = privacy_setup.apply_privacy(  # privacy wrappers (if any)
         strategy,
         clients,
@@ -331,6 +330,7 @@ def run(args: argparse.Namespace) -> int:
         entity_names=fed.entity_names,
         seed=args.seed,
     )
+    out.mkdir(parents=True, exist_ok=True)  # only once the run can start
     meta = {
         "algorithm": algorithm,
         "data": str(args.data),
