@@ -17,11 +17,13 @@ See ``docs/privacy.md``.
 
 from fedgraph.privacy.accountant import calibrate_noise, gaussian_epsilon
 from fedgraph.privacy.attacks import membership_inference, triple_inference
+from fedgraph.privacy.audit import run_audit
 from fedgraph.privacy.setup import PrivacySettings, apply_privacy
 
 __all__ = [
     "PrivacySettings",
     "apply_privacy",
+    "run_audit",
     "triple_inference",
     "membership_inference",
     "calibrate_noise",

@@ -98,3 +98,26 @@ def test_user_errors_exit_2(tmp_path, capsys):
     rc, out = _train(tmp_path, "both", "--secagg", "--private-alignment")
     assert rc == 2 and not out.exists()
     assert "either" in capsys.readouterr().err
+
+
+def test_dp_run_resumes_with_its_privacy_spent(tmp_path):
+    rc, out = _train(
+        tmp_path,
+        "dpr",
+        "--record-uploads",
+        "last",
+        "--dp-epsilon",
+        "2",
+        "--stop-after",
+        "1",
+    )
+    assert rc == 0 and not (out / "results.json").exists()
+    rc, _ = _train(
+        tmp_path, "dpr", "--record-uploads", "last", "--dp-epsilon", "2", "--resume"
+    )
+    assert rc == 0
+    doc = json.loads((out / "results.json").read_text())
+    for c in ("0", "1", "2"):  # 2 uploads over the two calls: the budget, spent
+        assert doc["privacy"]["dp"][c]["uploads"] == 2
+        assert doc["privacy"]["dp"][c]["epsilon"] == pytest.approx(2.0, rel=1e-6)
+    assert (out / "uploads" / "round-0002.pt").is_file()
