@@ -121,3 +121,11 @@ def test_dp_run_resumes_with_its_privacy_spent(tmp_path):
         assert doc["privacy"]["dp"][c]["uploads"] == 2
         assert doc["privacy"]["dp"][c]["epsilon"] == pytest.approx(2.0, rel=1e-6)
     assert (out / "uploads" / "round-0002.pt").is_file()
+
+
+def test_a_private_run_resumes_only_as_the_same_private_run(tmp_path, capsys):
+    rc, out = _train(tmp_path, "dpx", "--dp-epsilon", "2", "--stop-after", "1")
+    assert rc == 0
+    rc, _ = _train(tmp_path, "dpx", "--resume")  # DP flags dropped
+    assert rc == 2 and "privacy" in capsys.readouterr().err
+    assert not (out / "results.json").exists()
