@@ -233,16 +233,19 @@ def triple_inference(
         t[:, 0], t[:, 2] = local[t[:, 0]], local[t[:, 2]]
         return t
 
-    seen = lambda t: (local[t[:, 0]] >= 0) & (local[t[:, 2]] >= 0)  # noqa: E731
+    def seen(t: Tensor) -> Tensor:
+        return (local[t[:, 0]] >= 0) & (local[t[:, 2]] >= 0)
+
     known_l = to_local(known[seen(known)])
-    torch.manual_seed(int(seed))
-    kge = resolve_model(
-        model,
-        ids.numel(),
-        num_relations,
-        rows.size(1) // _width_factor(model),
-        gamma=gamma,
-    )
+    with torch.random.fork_rng(devices=[]):  # the caller's global RNG untouched
+        torch.manual_seed(int(seed))
+        kge = resolve_model(
+            model,
+            ids.numel(),
+            num_relations,
+            rows.size(1) // _width_factor(model),
+            gamma=gamma,
+        )
     with torch.no_grad():
         kge.entity_embedding.weight.copy_(rows)
     kge.entity_embedding.weight.requires_grad_(False)
