@@ -9,7 +9,7 @@ from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from fedgraph.privacy.attacks import ATTACKS
+    from fedgraph.cli.choices import ATTACKS
 
     p = sub.add_parser(
         "audit",
@@ -22,7 +22,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("run_dir", type=Path, help="a fedgraph train output folder")
-    p.add_argument("--attack", required=True, choices=ATTACKS)
+    p.add_argument(
+        "--attack",
+        required=True,
+        choices=ATTACKS,
+        help="triple-inference: the victim's unknown training triples against "
+        "true negatives; membership: which entities the victim holds",
+    )
     p.add_argument(
         "--round", type=int, default=None, help="recorded round (default: last)"
     )
@@ -34,7 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(triple-inference; default: 0.1)",
     )
     p.add_argument("--data", default=None, help="dataset, if the run's has moved")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--seed", type=int, default=0, help="seeds the known share and the fit"
+    )
     p.add_argument("--out", type=Path, default=None, help="report file")
     p.set_defaults(func=run)
 

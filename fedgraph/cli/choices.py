@@ -8,7 +8,7 @@ tuples, so that the command line answers before the runtime is imported;
 from __future__ import annotations
 
 #: :data:`fedgraph.federated.kge_setup.kge_algorithms`, sorted
-KGE_ALGORITHMS = ("fede", "fedec", "fedep", "fedlu", "fedprox", "feds")
+KGE_ALGORITHMS = ("fede", "fedec", "fedep", "fedlu", "fedprox", "fedr", "feds")
 #: the single-KG baselines of ``fedgraph train``
 BASELINES = ("independent", "centralized")
 #: :data:`fedgraph.models.kge.models`, normalised names
@@ -19,6 +19,10 @@ KGE_LOSSES = ("nssa", "sigmoid-ns", "margin-ranking")
 SELECTIONS = ("weighted", "per-client")
 #: the partitioners' short names (:func:`fedgraph.cli.partition._strategies`)
 PARTITIONERS = ("relation", "spectral", "rdf-type")
+#: :data:`fedgraph.privacy.attacks.ATTACKS` (``fedgraph audit --attack``)
+ATTACKS = ("triple-inference", "membership")
+#: :data:`fedgraph.privacy.record.KEEP` (``fedgraph train --record-uploads``)
+RECORD_KEEP = ("last", "all")
 
 
 def normalized(text: str) -> str:
@@ -33,5 +37,7 @@ __all__ = [
     "KGE_LOSSES",
     "SELECTIONS",
     "PARTITIONERS",
+    "ATTACKS",
+    "RECORD_KEEP",
     "normalized",
 ]

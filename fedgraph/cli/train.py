@@ -202,7 +202,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="return after this many rounds of this call (resume later)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    from fedgraph.privacy.setup import add_arguments as add_privacy_arguments
+    from fedgraph.cli.privacy_options import add_privacy_arguments
 
     add_privacy_arguments(p)  # --record-uploads, --dp-*, --secagg, --private-alignment
     p.set_defaults(func=run)

@@ -129,3 +129,12 @@ def test_a_private_run_resumes_only_as_the_same_private_run(tmp_path, capsys):
     rc, _ = _train(tmp_path, "dpx", "--resume")  # DP flags dropped
     assert rc == 2 and "privacy" in capsys.readouterr().err
     assert not (out / "results.json").exists()
+
+
+def test_cli_choices_mirror_the_privacy_registries():
+    from fedgraph.cli import choices
+    from fedgraph.privacy.attacks import ATTACKS
+    from fedgraph.privacy.record import KEEP
+
+    assert choices.ATTACKS == ATTACKS
+    assert choices.RECORD_KEEP == KEEP
