@@ -13,7 +13,7 @@ import tempfile
 import torch
 
 from fedgraph.data import load_dataset
-from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
+from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
 from fedgraph.privacy.setup import PrivacySettings, apply_privacy
 from fedgraph.runtime import run_simulation
 

@@ -25,7 +25,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from fedgraph.federated.fede import ENTITY
+from fedgraph.federated.kge.fede import ENTITY
 from fedgraph.federated.payload import Payload, PayloadError
 from fedgraph.privacy.wrap import ClientWrapper, StrategyWrapper
 

@@ -12,7 +12,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from fedgraph.federated.fede import ENTITY
+from fedgraph.federated.kge.fede import ENTITY
 from fedgraph.privacy.alignment import entity_name, entity_tokens
 from fedgraph.privacy.attacks import (
     ATTACKS,

@@ -65,7 +65,7 @@ class UploadRecorder(StrategyWrapper):
         self, server_round: int, replies: Mapping[int, Payload]
     ) -> None:
         super().aggregate_train(server_round, replies)
-        from fedgraph.federated.fedr import FedR
+        from fedgraph.federated.kge.fedr import FedR
 
         base = innermost(self.inner)
         table = getattr(base, "table", None)

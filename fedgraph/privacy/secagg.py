@@ -44,8 +44,8 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from fedgraph.federated.fede import ENTITY, FedE
-from fedgraph.federated.fedr import RELATION, FedR
+from fedgraph.federated.kge.fede import ENTITY, FedE
+from fedgraph.federated.kge.fedr import RELATION, FedR
 from fedgraph.federated.payload import Payload, PayloadError
 from fedgraph.privacy.wrap import ClientWrapper, StrategyWrapper, innermost
 
@@ -299,9 +299,12 @@ class SecAggStrategy(StrategyWrapper):
         counts = total[:, width].double()
         step = 2 * self.clip_range / self.levels
         sums = total[:, :width].double() * step - self.clip_range * counts.unsqueeze(1)
-        held = counts > 0
-        self.base.table[held] = (sums[held] / counts[held].unsqueeze(1)).to(
-            self.base.table.dtype
+        held = (counts > 0).nonzero().squeeze(1)
+        mean = sums[held] / counts[held].unsqueeze(1)
+        # the strategy's own post-aggregation step (FedE: write the rows; a
+        # server optimiser: its step on them)
+        self.base.server_update(
+            server_round, ENTITY, mean.to(self.base.table.dtype), held
         )
         self.last_counts = counts.long()
 

@@ -1,5 +1,5 @@
 r"""Switches the privacy settings on for any FedE-family run: wraps the
-strategy and clients built by :func:`~fedgraph.federated.kge_setup.build_kge_federation`.
+strategy and clients built by :func:`~fedgraph.federated.kge.setup.build_kge_federation`.
 
 Client side, innermost first: the client → DP on its uploads → keyed-hash
 alignment or secure aggregation. Server side, outermost first: the upload

@@ -4,10 +4,10 @@ r"""A tiny seeded three-client FedE federation for the privacy tests
 from __future__ import annotations
 
 import torch
+from fedgraph.partition.shard import FederatedKG, KGShard
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
-from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
-from fedgraph.partition.shard import FederatedKG, KGShard
+from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
 
 
 def toy_federation(seed: int = 0, n_train: int = 40) -> FederatedKG:

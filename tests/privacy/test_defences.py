@@ -7,7 +7,7 @@ import pytest
 import torch
 from privacy_toy import build, toy_federation
 
-from fedgraph.federated.fede import ENTITY
+from fedgraph.federated.kge.fede import ENTITY
 from fedgraph.privacy.alignment import KeyedHashClient, KeyedHashStrategy, entity_tokens
 from fedgraph.privacy.dp import DPUploadClient, clip_and_noise
 from fedgraph.privacy.secagg import (
@@ -210,7 +210,7 @@ def test_secagg_refuses_weighted_aggregation():
 @pytest.mark.dataset
 def test_secagg_fede_equals_fede_validation_curve_on_umls():
     from fedgraph.data import load_dataset
-    from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
+    from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
     from fedgraph.partition import resolve_partitioner
 
     def umls_r3():

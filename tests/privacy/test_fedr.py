@@ -4,8 +4,8 @@ import pytest
 import torch
 from privacy_toy import build, toy_federation
 
-from fedgraph.federated.fede import ENTITY
-from fedgraph.federated.fedr import RELATION, FedR
+from fedgraph.federated.kge.fede import ENTITY
+from fedgraph.federated.kge.fedr import RELATION, FedR
 from fedgraph.runtime import run_simulation
 
 
