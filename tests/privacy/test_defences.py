@@ -232,3 +232,19 @@ def test_secagg_fede_equals_fede_validation_curve_on_umls():
         curves.append([h["valid"]["mrr"] for h in res.history])
     # 2^24 levels on [-8, 8]: each aggregated coordinate within 4.8e-7 of FedE's
     assert curves[1] == pytest.approx(curves[0], abs=1e-4)
+
+
+def test_secagg_keeps_a_server_optimisers_step():
+    # FedAdam's server step runs on the unmasked mean (its server_update hook)
+    tables = {}
+    for secure in (False, True):
+        fed = toy_federation()
+        s, c = build(fed, "fedadam")
+        if secure:
+            s = SecAggStrategy(s)
+            c = {k: SecAggClient(v, fed.num_entities) for k, v in c.items()}
+        run_simulation(
+            s, c, num_rounds=2, eval_every=2, patience=0, progress=False, test=False
+        )
+        tables[secure] = s.table.clone()
+    assert (tables[True] - tables[False]).abs().max() < 1e-5
