@@ -125,12 +125,24 @@ def _exchange(
     server_round: int,
     payloads: Mapping[int, Payload],
     send: Callable[[Mapping[int, Payload]], dict[int, Payload]],
+    transport: Transport | None = None,
+    events: list[dict[str, Any]] | None = None,
 ) -> dict[int, Payload]:
-    for c, p in payloads.items():
-        ledger.record(server_round, c, "down", p)
+    r"""Sends ``payloads`` and counts them: every payload handed to a client
+    goes down, every reply up. A client the transport ``"skipped"`` (lost,
+    see :meth:`Transport.pop_events`) was sent nothing; one that failed was
+    sent its payload and replied nothing. The transport's events are added
+    to ``events``."""
     replies = send(payloads)
+    happened = transport.pop_events() if transport is not None else []
+    unsent = {e["client"] for e in happened if e.get("event") == "skipped"}
+    for c, p in payloads.items():
+        if c not in unsent:
+            ledger.record(server_round, c, "down", p)
     for c, r in replies.items():
         ledger.record(server_round, c, "up", r)
+    if events is not None:
+        events.extend(happened)
     return {c: r.detach() for c, r in replies.items()}
 
 
@@ -140,15 +152,19 @@ def evaluate_clients(
     server_round: int,
     split: str,
     ledger: CommLedger,
+    events: list[dict[str, Any]] | None = None,
 ) -> tuple[dict[str, float], dict[int, dict[str, float]]]:
     r"""One evaluation pass on ``split`` over every client: the weighted
-    metrics and the per-client ones."""
+    metrics and the per-client ones (of the clients that replied; the
+    transport's failure events go to ``events``)."""
     payloads = strategy.configure_evaluate(server_round, transport.client_ids(), split)
     replies = _exchange(
         ledger,
         server_round,
         payloads,
         lambda p: transport.evaluate(server_round, p, split),
+        transport,
+        events,
     )
     weighted = strategy.aggregate_evaluate(server_round, replies)
     per_client = {}
@@ -295,11 +311,14 @@ def run_federation(
         # A strategy may train a subset of the sampled clients (e.g. one client
         # per round in an agreed order): only clients with a payload are sent one.
         sampled = [c for c in sampled if c in payloads]
+        events: list[dict[str, Any]] = []
         replies = _exchange(
             ledger,
             rnd,
             {c: payloads[c] for c in sampled},
             lambda p, r=rnd: transport.fit(r, p),
+            transport,
+            events,
         )
         strategy.aggregate_train(rnd, replies)
         merged = merge_metric_sums({c: p.metrics for c, p in replies.items()})
@@ -313,7 +332,7 @@ def run_federation(
         if rnd % eval_every == 0 or rnd == num_rounds:
             t1 = time.perf_counter()
             valid, valid_clients = evaluate_clients(
-                strategy, transport, rnd, eval_split, ledger
+                strategy, transport, rnd, eval_split, ledger, events
             )
             entry.update(
                 {
@@ -347,6 +366,8 @@ def run_federation(
             )
         if rnd == num_rounds:
             state.finished = True
+        if events:  # lost and rejoined clients (a fault-tolerant transport)
+            entry["events"] = events
         res.history.append(entry)
         res.rounds = state.round = rnd
         if load_best is None:
@@ -376,9 +397,12 @@ def run_federation(
             assert best_strategy is not None  # kept when best_round was set
             strategy.load_state_dict(best_strategy)
             transport.restore_best()
+        test_events: list[dict[str, Any]] = []
         res.test, res.test_clients = evaluate_clients(
-            strategy, transport, res.best_round, "test", ledger
+            strategy, transport, res.best_round, "test", ledger, test_events
         )
+        if test_events:
+            res.test_events = test_events
     res.comm = ledger.totals()
     res.comm_per_round = ledger.per_round()
     return res
