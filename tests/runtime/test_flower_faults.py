@@ -10,6 +10,7 @@ a killed SuperNode is.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -215,9 +216,9 @@ def test_a_lost_node_that_stays_away_is_skipped(partition, tmp_path):
     hist = res.history
     assert [e["event"] for e in hist[1]["events"]] == ["failed", "skipped"]
     for h in hist[2:]:  # left out, and not counted as sent
-        assert [(e["event"], e["client"]) for e in h["events"]] == [
-            ("skipped", 1)
-        ] * (2 if "valid" in h else 1)
+        assert [(e["event"], e["client"]) for e in h["events"]] == [("skipped", 1)] * (
+            2 if "valid" in h else 1
+        )
     assert res.comm_per_round[3]["messages_down"] == 2
     assert sorted(res.test_clients) == [0, 2]
     assert [e["event"] for e in res.test_events] == ["skipped"]
@@ -275,3 +276,32 @@ def test_client_mods_from_the_run_config_wrap_every_handler(partition, tmp_path)
     run_local(server_app, client_app, cfg, num_nodes=3)
     assert calls.count("query.align") == 3 and calls.count("train") == 3
     assert calls.count("evaluate") == 6  # valid and test
+
+
+@pytest.mark.slow
+def test_a_process_lived_worker_gives_the_same_numbers(
+    partition, tmp_path, monkeypatch
+):
+    # The forwarding ClientApp (imports only Flower) and a real worker
+    # process that keeps the fedgraph client in memory across messages.
+    from fedgraph.runtime.flower.node import WorkerClientApp
+
+    monkeypatch.setenv("FEDGRAPH_WORKER_DIR", str(tmp_path / "workers"))
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[2]))
+    cfg = run_config(partition, "fede", tmp_path / "in-process", **{"num-rounds": 2})
+    plain = run_local(server_app, client_app, cfg, num_nodes=3)
+    app = WorkerClientApp("kge", start_timeout=300, parent=os.getpid())
+    try:
+        cfg["out"] = str(tmp_path / "worker")
+        worker = run_local(server_app, app, cfg, num_nodes=3)
+    finally:
+        assert app.stop()
+    a = json.loads((tmp_path / "in-process" / "results.json").read_text())
+    b = json.loads((tmp_path / "worker" / "results.json").read_text())
+    assert _no_seconds(a["history"]) == _no_seconds(b["history"])
+    assert a["weighted"] == b["weighted"] and a["comm"] == b["comm"]
+    for node, ctx in plain.contexts.items():  # the same state on every node
+        assert ctx.state.keys() == worker.contexts[node].state.keys()
+    # one worker served every message: one process started
+    logs = list((tmp_path / "workers").glob("*.log"))
+    assert len(logs) == 1 and logs[0].read_text().count("serving") == 1

@@ -78,7 +78,9 @@ class Alignment:
     def node_reply(self, settings: Any, node_config: Any, request: Reply) -> Reply:
         r"""The node's answer to an alignment request (runs in the ClientApp)."""
         out = dict(self.describe(settings, node_config))
-        missing = [k for k in (PARTITION_ID, "num-clients", *self.size_keys) if k not in out]
+        missing = [
+            k for k in (PARTITION_ID, "num-clients", *self.size_keys) if k not in out
+        ]
         if missing:
             raise RuntimeError(f"The node's alignment reply lacks {missing}")
         return out

@@ -346,7 +346,9 @@ def check_failure_settings(cfg: Any) -> None:
         ("min-fit-nodes", cfg.min_fit_nodes),
     ):
         if value < 0:
-            raise ValueError(f"Run-config key `{key}` must be non-negative (got {value})")
+            raise ValueError(
+                f"Run-config key `{key}` must be non-negative (got {value})"
+            )
     if cfg.num_clients and cfg.min_fit_nodes > cfg.num_clients:
         raise ValueError(
             f"Run-config key `min-fit-nodes` ({cfg.min_fit_nodes}) exceeds "

@@ -20,24 +20,10 @@ from flwr.app.error import Error
 from flwr.common.constant import SUPERLINK_NODE_ID, ErrorCode
 from flwr.common.serde import context_from_proto, context_to_proto
 from flwr.serverapp import Grid
-from flwr.supercore.inflatable.inflatable_object import get_all_nested_objects
-from flwr.supercore.inflatable.inflatable_utils import inflate_object_from_contents
 from flwr.supercore.run import Run
 from flwr.supercore.task_identity import TaskIdentity
 
-
-def to_wire(message: Message) -> tuple[str, dict[str, bytes]]:
-    r"""The message as Flower's objects: ``(root object id, {id: bytes})``."""
-    objects = get_all_nested_objects(message)
-    return message.object_id, {oid: obj.deflate() for oid, obj in objects.items()}
-
-
-def from_wire(root: str, contents: dict[str, bytes], message_id: str) -> Message:
-    r"""Inverse of :func:`to_wire`; the message id is set as the receiving
-    end of a SuperLink sets it."""
-    message = inflate_object_from_contents(root, dict(contents))
-    message.metadata.__dict__["_message_id"] = message_id
-    return message
+from fedgraph.runtime.flower.node import from_wire, to_wire
 
 
 class LocalGrid(Grid):

@@ -41,8 +41,8 @@ from fedgraph.federated.rgcn_runner import (
     initial_bases_client,
     loop_kwargs,
 )
+from fedgraph.runtime.flower.alignment import PARTITION_ID, AlignedRun, Alignment
 from fedgraph.runtime.flower.client_app import make_client_app
-from fedgraph.runtime.flower.alignment import PARTITION_ID, Alignment, AlignedRun
 from fedgraph.runtime.flower.config import _cast, check_failure_settings, partition_id
 from fedgraph.runtime.flower.server_app import make_server_app
 

@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from fedgraph.federated.base import Strategy
-from fedgraph.runtime.flower.alignment import KGE_ALIGNMENT, Alignment, AlignedRun
+from fedgraph.runtime.flower.alignment import KGE_ALIGNMENT, AlignedRun, Alignment
 from fedgraph.runtime.flower.config import FlowerRunSettings, transport_kwargs
 from fedgraph.runtime.flower.transport import GridTransport
 from fedgraph.runtime.loop import run_federation

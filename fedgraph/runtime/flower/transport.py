@@ -145,7 +145,10 @@ class GridTransport(Transport):
             for node, content in contents.items()
         ]
         ids = list(self.grid.push_messages(messages))
-        return {mid: int(m.metadata.dst_node_id) for mid, m in zip(ids, messages)}
+        return {
+            mid: int(m.metadata.dst_node_id)
+            for mid, m in zip(ids, messages, strict=True)
+        }
 
     def _send(
         self,
@@ -165,7 +168,9 @@ class GridTransport(Transport):
         replies: dict[int, Any] = {}
         failed: dict[int, str] = {}
         deadline = (
-            None if self.reply_timeout is None else time.monotonic() + self.reply_timeout
+            None
+            if self.reply_timeout is None
+            else time.monotonic() + self.reply_timeout
         )
         next_check = time.monotonic() + 1.0
         while pending:
@@ -378,9 +383,7 @@ class GridTransport(Transport):
                     "the run stops."
                 )
         # In the order of the payloads: the strategy aggregates in this order.
-        return {
-            c: from_content(replies[self.nodes[c]].content)[0] for c in answered
-        }
+        return {c: from_content(replies[self.nodes[c]].content)[0] for c in answered}
 
     def _strict(
         self, message_type: str, server_round: int, contents: Mapping[int, Any]
