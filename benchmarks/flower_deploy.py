@@ -174,7 +174,7 @@ class Deployment:
         with the SuperLink (``flwr supernode register``)."""
         for k in range(self.num_nodes):
             self._flwr(
-                ["supernode", "register", str(self.certs / f"node{k}.pub"), "fedgraph"]
+                ["supernode", "register", str(self.certs / f"node{k}.pub"), "local-deployment"]
             )
 
     def start_node(self, k: int) -> None:
