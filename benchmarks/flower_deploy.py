@@ -135,7 +135,9 @@ class Deployment:
         common["PYTHONPATH"] = str(ROOT)
         common["FEDGRAPH_WORKER_DIR"] = str(work / "workers")
         self.server_env = {**base, **common, "FEDGRAPH_DATA": str(work / "no-data")}
-        self.node_env = {**base, **common}
+        # the SuperNodes' flower-superexec looks for new ClientApp tasks every
+        # second by default
+        self.node_env = {**base, **common, "FLWR_SUPEREXEC_TASK_POLL_INTERVAL": "0.1"}
 
     # --------------------------------------------------------------- procs
     def _start(self, name: str, cmd: list[str], cwd: Path, env: dict) -> None:
@@ -174,7 +176,12 @@ class Deployment:
         with the SuperLink (``flwr supernode register``)."""
         for k in range(self.num_nodes):
             self._flwr(
-                ["supernode", "register", str(self.certs / f"node{k}.pub"), "local-deployment"]
+                [
+                    "supernode",
+                    "register",
+                    str(self.certs / f"node{k}.pub"),
+                    "local-deployment",
+                ]
             )
 
     def start_node(self, k: int) -> None:
