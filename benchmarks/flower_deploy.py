@@ -75,10 +75,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--tls", action="store_true", help="TLS + SuperNode authentication")
     p.add_argument(
         "--clientapp",
-        choices=("worker", "per-message"),
+        choices=("worker", "per-message", "executor"),
         default="worker",
-        help="the process-lived ClientApp of the example apps (default), or "
-        "the ClientApp run in each message's own process",
+        help="worker: the example apps' forwarding ClientApp and its worker "
+        "process (default); per-message: the ClientApp in each message's own "
+        "process; executor: SuperNodes with --isolation process and one "
+        "fedgraph.runtime.flower.executor process each",
     )
     p.add_argument("--port", type=int, default=9300, help="first loopback port")
     p.add_argument("--timeout", type=float, default=3600, help="seconds for it all")
@@ -175,7 +177,7 @@ class Deployment:
         r"""With node authentication: every node's public key is registered
         with the SuperLink (``flwr supernode register``)."""
         for k in range(self.num_nodes):
-            self._flwr(
+            done = self._flwr(
                 [
                     "supernode",
                     "register",
@@ -183,6 +185,11 @@ class Deployment:
                     "local-deployment",
                 ]
             )
+            if done.returncode != 0:
+                raise RuntimeError(
+                    f"flwr supernode register failed for node {k}: "
+                    f"{done.stdout.strip()} {done.stderr.strip()}"
+                )
 
     def start_node(self, k: int) -> None:
         state = self.work / "node-state"
@@ -196,7 +203,22 @@ class Deployment:
         ]  # fmt: skip
         if self.args.tls:
             cmd += ["--auth-supernode-private-key", str(self.certs / f"node{k}")]
+        if self.args.clientapp == "executor":
+            cmd += ["--isolation", "process"]
         self._start(f"node{k}", cmd, self.node_dir, self.node_env)
+        if self.args.clientapp == "executor":
+            runtime = f"127.0.0.1:{self.link_port + 1 + k}"
+            self._wait_port(self.link_port + 1 + k)
+            executor = [
+                sys.executable, "-m", "fedgraph.runtime.flower.executor",
+                "--runtime-api", runtime, "--insecure",
+            ]  # fmt: skip
+            self._start(f"exec{k}", executor, self.node_dir, self.node_env)
+
+    def kill_node(self, k: int) -> None:
+        r"""``SIGKILL`` to the SuperNode of client ``k`` (and its executor)."""
+        self.kill(f"node{k}")
+        self.kill(f"exec{k}")
 
     def kill(self, name: str) -> None:
         proc = self.procs.pop(name, None)
@@ -397,7 +419,7 @@ def main(argv: list[str] | None = None) -> int:
         if not killing or state["killed_at"] is not None:
             return
         if f"[fedgraph] round {args.kill_at_round - 1}:" in line:
-            dep.kill(f"node{args.kill_client}")
+            dep.kill_node(args.kill_client)
             state["killed_at"] = time.monotonic()
             print(f"[deploy] killed the SuperNode of client {args.kill_client}")
             if args.restart_after is not None:

@@ -68,3 +68,12 @@ def test_a_deployment_that_loses_too_many_nodes_exits_non_zero(tmp_path):
     assert doc["exit_code"] == 1 and doc["status"]["status"] == "failed"
     assert "Round 2, 'train': client 1 (partition-id 1" in doc["status"]["error"]
     assert doc["lost_client"]["completed"] is False
+
+
+@pytest.mark.slow
+def test_a_deployment_with_the_executor_equals_the_simulation(tmp_path):
+    # SuperNodes with --isolation process, each served by one long-lived
+    # fedgraph.runtime.flower.executor process.
+    doc = deploy(tmp_path, 9440, "--clientapp", "executor")
+    assert doc["exit_code"] == 0 and doc["same_results"] is True
+    assert doc["clientapp"] == "executor"
