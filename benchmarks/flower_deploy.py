@@ -94,8 +94,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--restart-after needs --kill-client")
     if args.kill_at_round is not None and not 2 <= args.kill_at_round <= args.rounds:
         p.error(f"--kill-at-round must lie in [2, {args.rounds}]")
-    if not (Path(args.data) / "META.json").is_file():
-        p.error(f"--data {args.data}: not a saved partition (no META.json)")
+    if not Path(args.data).is_dir():
+        p.error(f"--data {args.data}: not a folder")
     for item in args.set:
         if "=" not in item:
             p.error(f"--set {item!r}: expected KEY=VALUE")
@@ -360,8 +360,12 @@ def same_results(a: dict, b: dict) -> bool:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     data = Path(args.data).resolve()
-    meta = json.loads((data / "META.json").read_text())
-    num_nodes = len(meta["clients"])
+    if (data / "META.json").is_file():  # a saved partition (KGE or RDF)
+        num_nodes = len(json.loads((data / "META.json").read_text())["clients"])
+    else:  # a federated dataset folder, e.g. FedLU's R3 (client0/ …)
+        from fedgraph.data import load_dataset
+
+        num_nodes = load_dataset(data).num_clients
     rgcn = is_rgcn(args.algorithm)
     source = ROOT / "examples" / ("flower_rgcn_app" if rgcn else "flower_app")
     work = Path(args.work or tempfile.mkdtemp(prefix="fedgraph-deploy-")).resolve()

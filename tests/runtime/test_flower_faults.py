@@ -305,3 +305,44 @@ def test_a_process_lived_worker_gives_the_same_numbers(
     # one worker served every message: one process started
     logs = list((tmp_path / "workers").glob("*.log"))
     assert len(logs) == 1 and logs[0].read_text().count("serving") == 1
+
+
+def test_min_available_nodes_waits_for_a_lost_node(partition, tmp_path, monkeypatch):
+    from fedgraph.runtime.flower import transport as grid_transport
+
+    cfg = run_config(
+        partition,
+        "fede",
+        tmp_path / "out",
+        **{"accept-failures": True, "min-available-nodes": 3, "connect-timeout": 5.0},
+    )
+    # Nobody comes back: round 3 waits for the lost client, then stops.
+    grid = LocalGrid(client_app, _nodes(tmp_path), cfg)
+    _kill(grid, partition_id=1, at_round=2, restart=False)
+    monkeypatch.setattr(grid_transport.time, "sleep", lambda s: None)
+    with pytest.raises(
+        ClientReplyError,
+        match=r"Round 3: 2 clients connected, min-available-nodes is 3 "
+        r"\(lost: client 1 in round 2",
+    ):
+        run_server(grid, cfg)
+    # The node comes back while round 3 waits: the round runs with it.
+    grid = LocalGrid(client_app, _nodes(tmp_path / "again"), cfg)
+    _kill(grid, partition_id=1, at_round=2, restart=False)
+    waits = []
+
+    def sleep(seconds):
+        if not waits:
+            grid.start_node(_nodes(tmp_path / "again")[1])
+        waits.append(seconds)
+
+    monkeypatch.setattr(grid_transport.time, "sleep", sleep)
+    _, res = run_server(grid, cfg)
+    assert waits
+    events = [
+        (e["event"], e["client"], e["round"])
+        for h in res.history
+        for e in h.get("events", [])
+    ]
+    assert ("rejoined", 1, 3) in events and res.history[2]["clients"] == [0, 1, 2]
+    assert "events" not in res.history[3]
