@@ -31,7 +31,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import time
-from logging import ERROR, INFO
+from logging import ERROR, INFO, WARNING
 from typing import Any
 
 
@@ -176,7 +176,16 @@ class Executor:
                 AcquireTaskRequest(supported_task_types=[TaskType.CLIENT_APP])
             )
             if res.HasField("task") and res.token:
-                self.run_task(res.token)
+                try:
+                    self.run_task(res.token)
+                except KeyboardInterrupt:
+                    # Flower's runtime client raises SIGINT in its own process
+                    # when the node rejects a task (HTTP 401, a task heartbeat
+                    # answered "no"): a flwr-clientapp process would exit; this
+                    # one drops the task (the server sees the node fail in that
+                    # exchange) and serves the next. Stop it with SIGTERM, or
+                    # SIGINT while it is idle.
+                    log(WARNING, "fedgraph executor: the node dropped a task")
             else:
                 time.sleep(self.poll_interval)
 
