@@ -35,6 +35,8 @@ from fedgraph.federated.aggregate import merge_metric_sums
 from fedgraph.federated.base import Strategy
 from fedgraph.federated.comm import CommLedger
 from fedgraph.federated.payload import Payload
+from fedgraph.progress import progress_bar
+from fedgraph.runtime.divergence import check_replies
 from fedgraph.runtime.result import SimulationResult
 from fedgraph.runtime.transport import Transport
 
@@ -312,14 +314,16 @@ def run_federation(
         # per round in an agreed order): only clients with a payload are sent one.
         sampled = [c for c in sampled if c in payloads]
         events: list[dict[str, Any]] = []
-        replies = _exchange(
-            ledger,
-            rnd,
-            {c: payloads[c] for c in sampled},
-            lambda p, r=rnd: transport.fit(r, p),
-            transport,
-            events,
-        )
+        with progress_bar(f"round {rnd}: training", unit="batch", enabled=progress):
+            replies = _exchange(
+                ledger,
+                rnd,
+                {c: payloads[c] for c in sampled},
+                lambda p, r=rnd: transport.fit(r, p),
+                transport,
+                events,
+            )
+        check_replies(rnd, replies)  # a diverged client stops the run
         strategy.aggregate_train(rnd, replies)
         merged = merge_metric_sums({c: p.metrics for c, p in replies.items()})
         entry: dict[str, Any] = {
@@ -331,9 +335,12 @@ def run_federation(
         improved, kept = False, []
         if rnd % eval_every == 0 or rnd == num_rounds:
             t1 = time.perf_counter()
-            valid, valid_clients = evaluate_clients(
-                strategy, transport, rnd, eval_split, ledger, events
-            )
+            with progress_bar(
+                f"round {rnd}: {eval_split}", unit="query", enabled=progress
+            ):
+                valid, valid_clients = evaluate_clients(
+                    strategy, transport, rnd, eval_split, ledger, events
+                )
             entry.update(
                 {
                     "eval_seconds": time.perf_counter() - t1,
@@ -398,9 +405,10 @@ def run_federation(
             strategy.load_state_dict(best_strategy)
             transport.restore_best()
         test_events: list[dict[str, Any]] = []
-        res.test, res.test_clients = evaluate_clients(
-            strategy, transport, res.best_round, "test", ledger, test_events
-        )
+        with progress_bar("test", unit="query", enabled=progress):
+            res.test, res.test_clients = evaluate_clients(
+                strategy, transport, res.best_round, "test", ledger, test_events
+            )
         if test_events:
             res.test_events = test_events
     res.comm = ledger.totals()
