@@ -308,4 +308,3 @@ class KGETrainer:
 
 
 __all__ = ["train_epochs", "KGETrainer", "ExtraLoss"]
-
