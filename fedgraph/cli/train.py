@@ -89,6 +89,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         "sampling (default: transe)",
     )
     p.add_argument("--out", required=True, type=Path, help="output folder")
+    _add_training(p)
+    _add_loop(p)
+    _add_method(p, settings_help())
+    _add_run(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    from fedgraph.cli.privacy_options import add_privacy_arguments
+
+    add_privacy_arguments(p)  # --record-uploads, --dp-*, --secagg, --private-alignment
+    p.set_defaults(func=run)
+
+
+def _add_training(p: argparse.ArgumentParser) -> None:
+    r"""Local training and model size."""
     p.add_argument(
         "--rounds",
         type=positive,
@@ -143,6 +156,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--gamma", type=float, default=9.0, help="score margin γ (default: 9.0)"
     )
+
+
+def _add_loop(p: argparse.ArgumentParser) -> None:
+    r"""The round loop: participation, evaluation, early stopping, seed."""
     p.add_argument(
         "--fraction",
         type=fraction,
@@ -170,6 +187,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "at its own best one among the improving rounds (FedLU's code)",
     )
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+
+
+def _add_method(p: argparse.ArgumentParser, algorithm_settings: str) -> None:
+    r"""The algorithms' own settings and the evaluation protocol."""
     p.add_argument(
         "--proximal-mu",
         type=real(0.0, strict=False),
@@ -203,7 +224,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=[],
         metavar="KEY=VALUE",
         help="an algorithm's own setting (repeatable; default; allowed values; "
-        "`fedgraph algorithms` explains each): " + settings_help(),
+        "`fedgraph algorithms` explains each): " + algorithm_settings,
     )
     p.add_argument(
         "--per-positive-negatives",
@@ -219,6 +240,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "client's training triples: keep them (scored with an untrained "
         "embedding; a warning gives their count) or drop them (default: keep)",
     )
+
+
+def _add_run(p: argparse.ArgumentParser) -> None:
+    r"""Where and how long the run goes."""
     p.add_argument(
         "--device",
         default="cpu",
@@ -240,11 +265,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="return after this many rounds of this call (resume later)",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    from fedgraph.cli.privacy_options import add_privacy_arguments
-
-    add_privacy_arguments(p)  # --record-uploads, --dp-*, --secagg, --private-alignment
-    p.set_defaults(func=run)
 
 
 def dataset_argument(args: argparse.Namespace) -> str:
