@@ -628,6 +628,22 @@ def _run_federated(
     if not res.test:
         print(f"stopped after round {res.rounds}; continue with --resume", flush=True)
         return 0
+    _write_and_report(args, algorithm, res, meta, clients, privacy)
+    return 0
+
+
+def _write_and_report(
+    args: argparse.Namespace,
+    algorithm: str,
+    res: Any,
+    meta: dict[str, Any],
+    clients: Any,
+    privacy: Any,
+) -> None:
+    r"""Writes ``results.json`` (with each client's privacy spend under DP)
+    and prints the test metrics."""
+    from fedgraph.privacy import setup as privacy_setup
+
     path = res.write_results(args.out / "results.json", settings=meta)
     if privacy.active:  # each client's (epsilon, delta) under DP
         privacy_setup.add_privacy_report(
@@ -639,4 +655,3 @@ def _run_federated(
         f"hits@3 {w['hits@3']:.4f} hits@10 {w['hits@10']:.4f} (best round "
         f"{res.best_round}/{res.rounds}); results in {path}"
     )
-    return 0
