@@ -188,18 +188,19 @@ def _fit_relations(
     n: int,
     known_l: Tensor,
     gen: torch.Generator,
-    model: str,
-    num_relations: int,
-    gamma: float,
-    seed: int,
-    steps: int,
-    lr: float,
-    num_negatives: int,
+    common: dict[str, Any],
 ) -> Any:
     r"""A ``model`` over the uploaded entity ``rows`` (frozen) whose relation
     embeddings are fitted to the known triples (``known_l``, row ids) against
-    random corruptions (``n``: the number of rows)."""
+    random corruptions (``n``: the number of rows; ``common``:
+    :func:`triple_inference`'s settings)."""
     from fedgraph.models.kge import resolve_model
+
+    model, num_relations, gamma = (
+        common[k] for k in ("model", "num_relations", "gamma")
+    )
+    seed, steps, lr = common["seed"], common["steps"], common["lr"]
+    num_negatives = common["num_negatives"]
 
     with torch.random.fork_rng(devices=[]):  # the caller's global RNG untouched
         torch.manual_seed(int(seed))
@@ -273,6 +274,55 @@ def _score_targets(
     return threshold, targets, negatives, scores, truth
 
 
+def _prepare(
+    view: ServerView,
+    train_triples: Tensor,
+    all_triples: Tensor,
+    common: dict[str, Any],
+) -> tuple[torch.Generator, Tensor, Tensor, Any, dict[str, Any]]:
+    r"""The attack's generator, the known share of the training triples and
+    the rest (the targets), the triples never used as negatives, and the
+    report's header (``common``: :func:`triple_inference`'s settings)."""
+    known_fraction, seed = common["known_fraction"], common["seed"]
+    num_entities, num_relations = common["num_entities"], common["num_relations"]
+    if not 0 < known_fraction < 1:
+        raise ValueError(f"`known_fraction` must lie in (0, 1) (got {known_fraction})")
+    baseline = {"precision": 0.5, "recall": 0.5, "f1": 0.5, "accuracy": 0.5, "auc": 0.5}
+    gen = torch.Generator().manual_seed(int(seed))
+    train = train_triples.long()
+    perm = torch.randperm(train.size(0), generator=gen)
+    n_known = max(1, int(round(known_fraction * train.size(0))))
+    known, targets = train[perm[:n_known]], train[perm[n_known:]]
+    exclude = _keys(all_triples, num_entities, num_relations)
+    out: dict[str, Any] = {
+        "source": view.source,
+        "known_triples": int(known.size(0)),
+        "baseline": baseline,
+    }
+    return gen, known, targets, exclude, out
+
+
+def _knowledge_only(
+    ids: Tensor,
+    rows: Tensor,
+    train_triples: Tensor,
+    all_triples: Tensor,
+    common: dict[str, Any],
+) -> dict[str, float]:
+    r"""The attack with the rows replaced by i.i.d. Gaussian rows of the same
+    scale: what the attacker's knowledge alone achieves."""
+    g = torch.Generator().manual_seed(int(common["seed"]) + 1)
+    noise = torch.randn(rows.shape, generator=g) * rows.std()
+    blind = triple_inference(
+        ServerView(ids, noise, "none", None),
+        train_triples,
+        all_triples,
+        **common,
+        knowledge_baseline=False,
+    )
+    return {k: blind[k] for k in ("precision", "recall", "f1", "accuracy", "auc")}
+
+
 def triple_inference(
     view: ServerView,
     train_triples: Tensor,
@@ -314,20 +364,20 @@ def triple_inference(
         counts, ``baseline`` (a random guess) and ``knowledge_only``.
     """
 
-    if not 0 < known_fraction < 1:
-        raise ValueError(f"`known_fraction` must lie in (0, 1) (got {known_fraction})")
-    baseline = {"precision": 0.5, "recall": 0.5, "f1": 0.5, "accuracy": 0.5, "auc": 0.5}
-    gen = torch.Generator().manual_seed(int(seed))
-    train = train_triples.long()
-    perm = torch.randperm(train.size(0), generator=gen)
-    n_known = max(1, int(round(known_fraction * train.size(0))))
-    known, targets = train[perm[:n_known]], train[perm[n_known:]]
-    exclude = _keys(all_triples, num_entities, num_relations)
-    out: dict[str, Any] = {
-        "source": view.source,
-        "known_triples": int(known.size(0)),
-        "baseline": baseline,
-    }
+    common = dict(
+        num_entities=num_entities,
+        num_relations=num_relations,
+        model=model,
+        gamma=gamma,
+        known_fraction=known_fraction,
+        steps=steps,
+        lr=lr,
+        num_negatives=num_negatives,
+        seed=seed,
+    )
+    gen, known, targets, exclude, out = _prepare(
+        view, train_triples, all_triples, common
+    )
     if view.entity_rows is None or view.entity_ids is None:
         return _guess(out, targets, gen)  # nothing to score with
     ids = view.entity_ids.long()
@@ -335,44 +385,15 @@ def triple_inference(
     local[ids] = torch.arange(ids.numel())
     rows = view.entity_rows.detach().float()
     known_l = _to_local(known[_seen(known, local)], local)
-    kge = _fit_relations(
-        rows,
-        ids.numel(),
-        known_l,
-        gen,
-        model,
-        num_relations,
-        gamma,
-        seed,
-        steps,
-        lr,
-        num_negatives,
-    )
+    kge = _fit_relations(rows, ids.numel(), known_l, gen, common)
     threshold, targets, negatives, scores, truth = _score_targets(
         kge, known_l, targets, ids, local, gen, exclude, num_entities, num_relations
     )
     out.update(binary_metrics(scores >= threshold, truth, scores))
     if knowledge_baseline:
-        g = torch.Generator().manual_seed(int(seed) + 1)
-        noise = torch.randn(rows.shape, generator=g) * rows.std()
-        blind = triple_inference(
-            ServerView(ids, noise, "none", None),
-            train_triples,
-            all_triples,
-            num_entities=num_entities,
-            num_relations=num_relations,
-            model=model,
-            gamma=gamma,
-            known_fraction=known_fraction,
-            steps=steps,
-            lr=lr,
-            num_negatives=num_negatives,
-            seed=seed,
-            knowledge_baseline=False,
+        out["knowledge_only"] = _knowledge_only(
+            ids, rows, train_triples, all_triples, common
         )
-        out["knowledge_only"] = {
-            k: blind[k] for k in ("precision", "recall", "f1", "accuracy", "auc")
-        }
     out.update(
         threshold=threshold,
         target_triples=int(targets.size(0)),
