@@ -58,7 +58,7 @@ def test_the_count_skips_docstrings_and_catches_long_bodies(tmp_path):
     body = "".join(f"    x{i} = {i}\n" for i in range(LIMIT))
     (tmp_path / "m.py").write_text(
         f"def documented():\n{doc}    return 1\n\n"
-        f"def at_limit():\n{body[: -len('    x59 = 59')-1]}\n"
+        f"def at_limit():\n{body[: -len('    x59 = 59') - 1]}\n"
         f"def over():\n{body}    return x0\n"
     )
     assert long_functions(tmp_path) == {"m.py:over": LIMIT + 2}
