@@ -25,6 +25,7 @@ COMMANDS: list[str] = [
     "info",
     "unlearn",
     "fuse",
+    "report",
 ]
 
 
