@@ -268,7 +268,7 @@ def comm_curve(doc: dict[str, Any]) -> tuple[list, list]:
         for r, c in (doc.get("comm_per_round") or {}).items()
     }
     xs, ys = [], []
-    total, done = 0, 0
+    total, done = 0, -1  # round 0: registration
     for rnd, mrr in zip(*valid_curve(doc), strict=True):
         total += sum(v for r, v in per.items() if done < r <= rnd)
         done = rnd
