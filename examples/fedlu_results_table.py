@@ -23,8 +23,8 @@ from fedgraph.report.papers import (  # noqa: F401  (re-exported for scripts)
     ROWS,
     _length,
     _start,
-    feds_table,
     fedlu_tables,
+    feds_table,
     link_prediction_table,
     unlearning_table,
 )
