@@ -11,15 +11,25 @@ from __future__ import annotations
 import argparse
 import inspect
 import os
+import re
 from pathlib import Path
 
 from fedgraph.report._io import atomic_write_text
 
 
+def _rst_to_md(text: str) -> str:
+    r"""The reST inline markup of fedgraph's docstrings as Markdown: links,
+    literals, math and cross-references."""
+    text = re.sub(r"`\"?([^`<]+?)\"?\s*<([^>]+)>`_", r"[\1](\2)", text)
+    text = re.sub(r":math:`([^`]+)`", r"$\1$", text)
+    text = re.sub(r":\w+:`~?(?:[\w.]+\.)?([^`]+)`", r"`\1`", text)
+    return text.replace("``", "`")
+
+
 def _first_line(obj: object) -> str:
     doc = inspect.getdoc(obj) or ""
-    para = doc.split("\n\n")[0].replace("\n", " ").strip()
-    return para.replace("|", "\\|")
+    para = doc.split("\n\n")[0].replace("\n", " ").strip().rstrip(":")
+    return _rst_to_md(para).replace("|", "\\|")
 
 
 def cli_page() -> str:
