@@ -481,6 +481,110 @@ def fedmkgc_table(results: Path, link: str = LINK) -> str:
     return "\n".join(lines)
 
 
+# ----------------------------------------------------------- partitions
+
+
+def _n(x: float) -> str:
+    return f"{x:,.1f}"
+
+
+def relation_split_table(results: Path) -> str:
+    r"""Markdown: mean entities per client of the random relation split
+    against FedE's Table 2 (``fb15k-237-partition.json``, seeds 0–9)."""
+    doc = _load(results / "fb15k-237-partition.json") or {}
+    lines = [
+        "| data, clients | mean entities per client, mean ± std over seeds [min, max] "
+        "| FedE Table 2 | mean vs FedE | worst seed vs FedE |",
+        "|---|---|---|---|---|",
+    ]
+    rows = [(f"FB15k-237, {k}", v) for k, v in doc.get("relation", {}).items()]
+    if "nell_995_fed3" in doc:
+        rows.append(("NELL-995, 3", doc["nell_995_fed3"]))
+    for label, v in rows:
+        m = v["mean_entities"]
+        worst = (
+            f"{100 * v['max_abs_rel_error']:.2f} %" if "max_abs_rel_error" in v else "–"
+        )
+        lines.append(
+            f"| {label} | {_n(m['mean'])} ± {_n(m['std'])} [{_n(m['min'])}, "
+            f"{_n(m['max'])}] | {_n(v['fede_table2'])} | "
+            f"{100 * v['rel_error_of_mean']:+.2f} % | {worst} |"
+        )
+    return "\n".join(lines)
+
+
+def spectral_split_table(results: Path) -> str:
+    r"""Markdown: the spectral relation split against FedLU's published
+    C3/C5/C10 (client triples of seed 0 and the adjusted Rand index of the
+    relation clusters over seeds 0–9)."""
+    doc = _load(results / "fb15k-237-partition.json") or {}
+    lines = [
+        "| clients | ours (seed 0), triples per client | FedLU's published | "
+        "ARI mean [min] | seconds (seed 0) |",
+        "|---|---|---|---|---|",
+    ]
+    for k, v in doc.get("spectral", {}).items():
+        ours = " / ".join(f"{x:,}" for x in v["triples_seed0"])
+        pub = " / ".join(f"{x:,}" for x in v["published_triples"])
+        same = "identical" if v["triples_seed0"] == v["published_triples"] else pub
+        lines.append(
+            f"| {k} | {ours} | {same} | {v['ari']['mean']:.4f} [{v['ari']['min']:.4f}] "
+            f"| {v['seconds_seed0']:.1f} |"
+        )
+    return "\n".join(lines)
+
+
+def _get(doc: dict[str, Any], dotted: str) -> Any:
+    for key in dotted.split("."):
+        doc = doc[key]
+    return doc
+
+
+def published_partition_table(results: Path) -> str:
+    r"""Markdown: statistics of FedLU's published C3 and R3 clients."""
+    doc = _load(results / "fb15k-237-partition.json") or {}
+    lines = [
+        "| partition | entities | shared entities | training triples | mean degree "
+        "| clustering |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name in ("C3", "R3"):
+        cl = (doc.get(f"published_{name}") or {}).get("clients", [])
+        if not cl:
+            continue
+
+        def col(key: str, fmt: str, cl=cl) -> str:
+            return " / ".join(format(_get(c, key), fmt) for c in cl)
+
+        lines.append(
+            f"| {name}, clients 0 / 1 / 2 | {col('entities', ',')} | "
+            f"{col('shared_entities', ',')} | {col('triples.train', ',')} | "
+            f"{col('mean_degree', '.2f')} | {col('clustering', '.4f')} |"
+        )
+    return "\n".join(lines)
+
+
+def rdf_partition_table(results: Path) -> str:
+    r"""Markdown: FedAlign's Table 3 (10 type-sampled clients) and ours, mean
+    over 10 partition seeds of the per-client mean ± std."""
+    doc = _load(results / "rdf-fed10-partition.json") or {}
+    lines = [
+        "| dataset | nodes per client, ours (spread of the mean over seeds) "
+        "| edges per client, ours (statements) | FedAlign Table 3 entities "
+        "| FedAlign edges |",
+        "|---|---|---|---|---|",
+    ]
+    for d, v in doc.items():
+        m, sp, pub = v["mean_over_seeds"], v["spread_of_mean"], v["fedalign_table3"]
+        lines.append(
+            f"| {d.upper()} | {m['nodes']['mean']:,.0f} ± {m['nodes']['std']:,.0f} "
+            f"(±{sp['nodes']:,.0f}) | {m['edges']['mean']:,.0f} ± "
+            f"{m['edges']['std']:,.0f} | {pub['nodes'][0]:,.0f} ± {pub['nodes'][1]:,.0f} "
+            f"| {pub['edges'][0]:,.0f} ± {pub['edges'][1]:,.0f} |"
+        )
+    return "\n".join(lines)
+
+
 # ----------------------------------------------------------------- pages
 
 FEDLU_CURVE_METHODS = (
@@ -671,6 +775,10 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
         "fedalign-aifb-rounds", "fedalign-mutag-rounds"
     ),
     "fedmkgc-slice": fedmkgc_table,
+    "partition-relation": relation_split_table,
+    "partition-spectral": spectral_split_table,
+    "partition-published": published_partition_table,
+    "fedalign-partition": rdf_partition_table,
 }
 
 #: page → the functions drawing its figures into ``img/``.
