@@ -34,6 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from fedgraph.report import load_run, runs_table, write_report
 
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"`--out` {args.out} exists and is not a folder")
     runs = [load_run(path) for path in args.runs]  # every run read before writing
     print(runs_table(runs))
     if args.out is not None:

@@ -879,6 +879,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--pages", type=Path, default=PAGES)
     p.add_argument("--check", action="store_true", help="only report stale pages")
     a = p.parse_args(argv)
+    for folder, what in ((a.pages, "--pages"), (a.results, "--results")):
+        if not folder.is_dir():
+            print(f"error: `{what}` {folder} is not a folder (run from a clone of "
+                  "fedgraph, or pass --pages and --results)", file=sys.stderr)  # fmt: skip
+            return 2
     if a.check:
         bad = stale(a.pages, a.results)
         for line in bad:

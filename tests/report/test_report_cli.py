@@ -106,6 +106,10 @@ def test_report_bad_input_names_it_and_writes_nothing(two_runs, tmp_path, capsys
     )
     assert str(missing) in capsys.readouterr().err
     assert not out.exists()
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert main(["report", str(two_runs / "fede"), "--out", str(afile)]) == 2
+    assert "is not a folder" in capsys.readouterr().err
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     assert main(["report", str(bad)]) == 2
