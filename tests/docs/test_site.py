@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 PAGES = [
     "getting-started.md",
+    "concepts/index.md",
     "tutorials/own-triples.md",
     "tutorials/fede-vs-independent.md",
     "tutorials/unlearning.md",
