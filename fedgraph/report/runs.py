@@ -34,6 +34,8 @@ class RunSummary:
             at its last value).
         comm_curve (list[tuple[int, float]]): ``(parameters sent up and down
             so far, validation MRR)`` at every evaluation (federated runs).
+        global_curve (list[tuple[int, float]]): FedLU's global model's
+            validation MRR per evaluated round (empty for other methods).
         test (dict): weighted test metrics (empty while the run trains).
         clients (list[dict]): per-client test metrics.
         rounds (int): rounds (baselines: the longest client's epochs) run.
@@ -47,6 +49,7 @@ class RunSummary:
     settings: dict[str, Any]
     curve: list[tuple[int, float]]
     comm_curve: list[tuple[int, float]] = field(default_factory=list)
+    global_curve: list[tuple[int, float]] = field(default_factory=list)
     test: dict[str, float] = field(default_factory=dict)
     clients: list[dict[str, Any]] = field(default_factory=list)
     rounds: int = 0
@@ -140,10 +143,16 @@ def load_run(path: str | os.PathLike[str]) -> RunSummary:
     history = doc["history"]
     settings = dict(doc.get("settings") or {})
     baseline = bool(history) and isinstance(history[0], list)
+    glob: list[tuple[int, float]] = []
     if baseline:
         curve, comm_curve = _baseline_curve(history), []
     else:
         curve, comm_curve = _federated_curves(history, doc.get("comm_per_round") or {})
+        glob = [
+            (int(h["round"]), float(h["valid"]["global_mrr"]))
+            for h in history
+            if "global_mrr" in h.get("valid", {})
+        ]
     if "weighted" not in doc:  # progress.json of a run still training
         last = max((r for r, _ in curve), default=0)
         rounds = (
@@ -151,13 +160,14 @@ def load_run(path: str | os.PathLike[str]) -> RunSummary:
             if not baseline
             else last
         )
-        return RunSummary(label, file, settings, curve, comm_curve, rounds=rounds)
+        return RunSummary(label, file, settings, curve, comm_curve, glob, rounds=rounds)
     return RunSummary(
         label,
         file,
         settings,
         curve,
         comm_curve,
+        glob,
         test=dict(doc["weighted"]),
         clients=list(doc.get("clients", [])),
         rounds=int(doc.get("rounds", 0)),
@@ -241,7 +251,12 @@ def write_report(
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     md = ["# Runs compared", "", runs_table(runs), ""]
-    curves = {r.label: tuple(zip(*r.curve, strict=True)) for r in runs if r.curve}
+    curves = {}
+    for r in runs:
+        if r.curve:
+            curves[r.label] = tuple(zip(*r.curve, strict=True))
+        if r.global_curve:  # FedLU: its global model as well
+            curves[f"{r.label} (global)"] = tuple(zip(*r.global_curve, strict=True))
     if curves:
         written.append(
             line_plot(

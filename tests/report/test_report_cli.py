@@ -114,3 +114,21 @@ def test_report_bad_input_names_it_and_writes_nothing(two_runs, tmp_path, capsys
     bad.write_text("{not json")
     assert main(["report", str(bad)]) == 2
     assert "bad.json" in capsys.readouterr().err
+
+
+def test_report_draws_fedlu_global_model(tmp_path):
+    doc = {
+        "weighted": {"mrr": 0.5},
+        "clients": [{"client": 0, "n_test": 2, "mrr": 0.5}],
+        "rounds": 2,
+        "history": [
+            {"round": 1},
+            {"round": 2, "valid": {"mrr": 0.4, "global_mrr": 0.3}},
+        ],
+        "settings": {"algorithm": "fedlu"},
+    }
+    path = tmp_path / "fedlu.json"
+    path.write_text(json.dumps(doc))
+    run = load_run(path)
+    assert run.curve == [(2, 0.4)] and run.global_curve == [(2, 0.3)]
+    assert run.label == "fedlu" and run.algorithm == "fedlu"
