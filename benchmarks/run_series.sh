@@ -56,7 +56,7 @@ federated_as() {  # $1 = C3 | R3 | R10, $2 = method name, $3 = algorithm, then o
   a=$3
   shift 3
   locked "fedlu-$p-$m-transe" \
-    fedgraph train --data "$D/$d" --algorithm "$a" --model transe \
+    fedgraph train "$D/$d" --algorithm "$a" --model transe \
     --out "runs/fedlu-$p-$m-transe" --threads "$THREADS" --quiet --resume "$@"
 }
 
