@@ -192,7 +192,7 @@ def _ratio(x: float | None) -> str:
 def feds_table(results: Path, link: str = "results/") -> str | None:
     r"""Markdown: FedS against FedEP on R10 (FedS §IV-B's metrics, relative to
     FedEP), with the published numbers; ``None`` until FedEP's run is there."""
-    from fedgraph.federated.feds_metrics import feds_metrics
+    from fedgraph.eval.feds_metrics import feds_metrics
 
     base = _load(results / "fedlu-r10-fedep-transe.json")
     if base is None:

@@ -79,7 +79,7 @@ def _names(cls: type, aliases: dict[str, type]) -> str:
 def registries_page() -> str:
     r"""Markdown: one table per registry, read from the registries themselves."""
     from fedgraph.data import datasets
-    from fedgraph.federated.kge_setup import extra_settings, kge_algorithms
+    from fedgraph.federated.algorithms import docs_table
     from fedgraph.models import losses, models
     from fedgraph.partition import aliases, partitioners
 
@@ -130,19 +130,15 @@ def registries_page() -> str:
             out.append(f"| {kind} | `{cls.__name__}` | {_first_line(cls)} |")
     out += [
         "",
-        "## Federated KGE algorithms (`fedgraph train --algorithm NAME`)",
+        "## Federated algorithms (`fedgraph.federated.algorithms`)",
         "",
-        "Each algorithm's own settings are passed as `--set KEY=VALUE`; the "
-        "defaults below are the ones a run uses otherwise. `independent` and "
-        "`centralized` are the two baselines (no federation).",
+        "`fedgraph train --algorithm NAME` (R-GCN ones with `--model rgcn`), "
+        "`fedgraph algorithms`. An algorithm's own settings are passed as "
+        "`--set KEY=VALUE`. `independent` and `centralized` are the two KGE "
+        "baselines (no federation).",
         "",
-        "| algorithm | settings (`--set`, default) | builder |",
-        "|---|---|---|",
+        docs_table(),
     ]
-    for name, build in kge_algorithms.items():
-        extra = extra_settings.get(name, {})
-        cells = ", ".join(f"`{k}={v}`" for k, v in extra.items()) or "–"
-        out.append(f"| `{name}` | {cells} | `{build.__module__}` |")
     return "\n".join(out) + "\n"
 
 

@@ -58,13 +58,13 @@ def run_page(page: Path) -> None:
 def test_tutorial_runs(name, data_root, tmp_path, monkeypatch, one_thread):
     if name == "tutorials/flower.md":
         pytest.importorskip("flwr", reason="the Flower tutorial needs the flower extra")
-    from fedgraph.federated import kge_setup
+    from fedgraph.federated import algorithms
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("FEDGRAPH_DATA", str(data_root))
     # a tutorial may register an algorithm: the registries are restored after
-    monkeypatch.setattr(kge_setup, "kge_algorithms", dict(kge_setup.kge_algorithms))
-    monkeypatch.setattr(kge_setup, "extra_settings", dict(kge_setup.extra_settings))
+    algorithms.algorithms()  # load the built-in ones before copying
+    monkeypatch.setattr(algorithms, "_REGISTRY", dict(algorithms._REGISTRY))
     run_page(DOCS / name)
 
 

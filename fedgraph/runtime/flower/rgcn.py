@@ -2,14 +2,14 @@ r"""Fed-RGCN on Flower: SP, FedAvg, FedProx, FedAlign and their -L variants
 (FedAlign's Table 4) as a ``ServerApp``/``ClientApp`` pair.
 
 The apps drive the simulation's objects: the strategy of
-:func:`fedgraph.federated.rgcn_runner.build_strategy` and one
-:class:`~fedgraph.federated.rgcn_client.RGCNClient` per SuperNode, built by
-:func:`~fedgraph.federated.rgcn_runner.build_clients` from the node's shard
+:func:`fedgraph.runtime.rgcn_runner.build_strategy` and one
+:class:`~fedgraph.federated.rgcn.client.RGCNClient` per SuperNode, built by
+:func:`~fedgraph.runtime.rgcn_runner.build_clients` from the node's shard
 of a saved RDF partition (``fedgraph partition aifb --strategy rdf-type
 --clients 10 --out DIR``), under FedAlign's protocol
-(:func:`~fedgraph.federated.rgcn_runner.loop_kwargs`: a fixed number of
+(:func:`~fedgraph.runtime.rgcn_runner.loop_kwargs`: a fixed number of
 rounds, every client's test accuracy after each). A run gives the numbers of
-:func:`~fedgraph.federated.rgcn_runner.run_fed_rgcn` on the same partition:
+:func:`~fedgraph.runtime.rgcn_runner.run_fed_rgcn` on the same partition:
 the same per-round accuracies, bases and communication totals.
 
 ``[tool.flwr.app.components]``::
@@ -19,8 +19,9 @@ the same per-round accuracies, bases and communication totals.
 
 The initial global bases come from client 0: its node sends its freshly
 seeded bases when it registers (counted as an upload of round 0, as in the
-simulation), so the server needs no client's data; it opens ``data`` only
-for the number of clients, unless the run config's ``num-clients`` gives it.
+simulation), so the server needs no client's data; the number of clients comes from the
+alignment step (:mod:`~fedgraph.runtime.flower.alignment`). The server
+never opens ``data``.
 """
 
 from __future__ import annotations
@@ -32,17 +33,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fedgraph.federated.algorithms import get, normalize
 from fedgraph.federated.base import Client, Strategy
-from fedgraph.federated.rgcn_runner import (
+from fedgraph.runtime.flower.alignment import PARTITION_ID, AlignedRun, Alignment
+from fedgraph.runtime.flower.client_app import make_client_app
+from fedgraph.runtime.flower.config import _cast, check_failure_settings, partition_id
+from fedgraph.runtime.flower.server_app import make_server_app
+from fedgraph.runtime.rgcn_runner import (
     METHODS,
     build_clients,
     build_strategy,
     initial_bases_client,
     loop_kwargs,
 )
-from fedgraph.runtime.flower.client_app import make_client_app
-from fedgraph.runtime.flower.config import _cast, partition_id
-from fedgraph.runtime.flower.server_app import make_server_app
 
 #: run-config key → :class:`RGCNRunSettings` field.
 KEYS = {
@@ -63,20 +66,24 @@ KEYS = {
     "reply-timeout": "reply_timeout",
     "connect-timeout": "connect_timeout",
     "num-clients": "num_clients",
+    "min-available-nodes": "min_available_nodes",
+    "min-fit-nodes": "min_fit_nodes",
+    "accept-failures": "accept_failures",
+    "client-mods": "client_mods",
 }
 
 
 @dataclass
 class RGCNRunSettings:
     r"""A Fed-RGCN run as the Flower apps see it (defaults: FedAlign's
-    settings, as :func:`~fedgraph.federated.rgcn_runner.run_fed_rgcn`).
+    settings, as :func:`~fedgraph.runtime.rgcn_runner.run_fed_rgcn`).
 
     Args:
         data (str): a saved RDF partition folder (``FederatedRDF.save``,
             ``fedgraph partition … --strategy rdf-type``), readable by every
             SuperNode, and by the server unless ``num_clients`` is set.
         algorithm (str): one of
-            :data:`~fedgraph.federated.rgcn_runner.METHODS`.
+            :data:`~fedgraph.runtime.rgcn_runner.METHODS`.
         num_rounds (int): rounds. (default: :obj:`20`)
         local_epochs (int): full-graph SGD steps per round. (default: :obj:`5`)
         lr (float): SGD learning rate. (default: :obj:`0.1`)
@@ -93,8 +100,11 @@ class RGCNRunSettings:
         reply_timeout (float): seconds to wait for replies (``0``: no limit).
         connect_timeout (float): seconds to wait for the SuperNodes.
             (default: :obj:`120`)
-        num_clients (int): SuperNodes to wait for (``0``: the partition's
-            number of clients, read from ``data``). (default: :obj:`0`)
+        num_clients (int): SuperNodes to wait for (``0``: as many as the
+            nodes report in the alignment step). (default: :obj:`0`)
+        min_available_nodes, min_fit_nodes, accept_failures, client_mods:
+            failure handling and mods, as in
+            :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
     """
 
     data: str
@@ -114,6 +124,10 @@ class RGCNRunSettings:
     reply_timeout: float = 0.0
     connect_timeout: float = 120.0
     num_clients: int = 0
+    min_available_nodes: int = 0
+    min_fit_nodes: int = 0
+    accept_failures: bool = False
+    client_mods: str = ""
 
     @classmethod
     def from_run_config(cls, run_config: Mapping[str, Any]) -> RGCNRunSettings:
@@ -139,12 +153,14 @@ class RGCNRunSettings:
                 raise ValueError(
                     f"The run config needs `{key}` (a non-empty string, got {value!r})"
                 )
-        values["algorithm"] = values["algorithm"].lower()
-        if values["algorithm"] not in METHODS:
+        try:  # the registry's R-GCN family, names normalised there
+            alg = get(values["algorithm"], "rgcn")
+        except ValueError:
             raise ValueError(
                 f"Run-config key `algorithm`: could not resolve "
                 f"'{run_config['algorithm']}' among choices {list(METHODS)}"
-            )
+            ) from None
+        values["algorithm"] = next(m for m in METHODS if normalize(m) == alg.name)
         out = cls(**values)
         for key, name in (
             ("num-rounds", "num_rounds"),
@@ -166,14 +182,15 @@ class RGCNRunSettings:
                 raise ValueError(
                     f"Run-config key `{key}` must be non-negative (got {getattr(out, name)})"
                 )
+        check_failure_settings(out)
         return out
 
     def loop_kwargs(self) -> dict[str, Any]:
-        r"""FedAlign's protocol (:func:`~fedgraph.federated.rgcn_runner.loop_kwargs`)."""
+        r"""FedAlign's protocol (:func:`~fedgraph.runtime.rgcn_runner.loop_kwargs`)."""
         return loop_kwargs(self.num_rounds, self.seed)
 
     def client_kwargs(self) -> dict[str, Any]:
-        r"""The :func:`~fedgraph.federated.rgcn_runner.build_clients` options."""
+        r"""The :func:`~fedgraph.runtime.rgcn_runner.build_clients` options."""
         return {
             "hidden_channels": self.hidden_channels,
             "num_bases": self.num_bases,
@@ -202,12 +219,35 @@ def load_rdf_federation(data: str) -> Any:
     return FederatedRDF.load(data)
 
 
-def build_rgcn_strategy(cfg: RGCNRunSettings) -> tuple[Strategy, int]:
+def describe_rgcn_node(cfg: RGCNRunSettings, node_config: Any) -> dict[str, Any]:
+    r"""A Fed-RGCN node's alignment reply: its ``partition-id`` and the
+    number of clients of its partition (the server needs no other size:
+    the initial bases come from client 0's registration)."""
+    fed = load_rdf_federation(cfg.data)
+    return {
+        PARTITION_ID: partition_id(node_config, fed.num_clients),
+        "num-clients": int(fed.num_clients),
+    }
+
+
+#: The Fed-RGCN apps' alignment step.
+RGCN_ALIGNMENT = Alignment(describe_rgcn_node)
+
+
+def build_rgcn_strategy(
+    cfg: RGCNRunSettings, aligned: AlignedRun | None = None
+) -> tuple[Strategy, int]:
     r"""The strategy of ``cfg.algorithm``, which takes its initial bases from
     client 0's registration (as
-    :func:`~fedgraph.federated.rgcn_runner.run_fed_rgcn`), and the number of
-    clients (``num-clients``, else read from the partition)."""
-    num_clients = cfg.num_clients or load_rdf_federation(cfg.data).num_clients
+    :func:`~fedgraph.runtime.rgcn_runner.run_fed_rgcn`), and the number of
+    clients (from the alignment step, else ``num-clients``). The server
+    opens no data."""
+    num_clients = aligned.num_clients if aligned is not None else cfg.num_clients
+    if num_clients < 1:
+        raise ValueError(
+            "The Fed-RGCN server learns the number of clients in the alignment "
+            "step; without one, set run-config key `num-clients`"
+        )
     strategy = build_strategy(
         cfg.algorithm,
         mu=cfg.mu,
@@ -220,7 +260,7 @@ def build_rgcn_strategy(cfg: RGCNRunSettings) -> tuple[Strategy, int]:
 
 
 def build_rgcn_client(cfg: RGCNRunSettings, node_config: Any) -> tuple[Client, int]:
-    r"""This node's :class:`~fedgraph.federated.rgcn_client.RGCNClient`: the
+    r"""This node's :class:`~fedgraph.federated.rgcn.client.RGCNClient`: the
     shard ``partition-id`` of ``data``."""
     fed = load_rdf_federation(cfg.data)
     cid = partition_id(node_config, fed.num_clients)
@@ -234,15 +274,21 @@ def build_rgcn_client(cfg: RGCNRunSettings, node_config: Any) -> tuple[Client, i
 
 
 #: ``[tool.flwr.app.components] serverapp = "fedgraph.runtime.flower.rgcn:server_app"``.
-server_app = make_server_app(build_rgcn_strategy, RGCNRunSettings.from_run_config)
+server_app = make_server_app(
+    build_rgcn_strategy, RGCNRunSettings.from_run_config, RGCN_ALIGNMENT
+)
 
 #: ``[tool.flwr.app.components] clientapp = "fedgraph.runtime.flower.rgcn:client_app"``.
-client_app = make_client_app(build_rgcn_client, RGCNRunSettings.from_run_config)
+client_app = make_client_app(
+    build_rgcn_client, RGCNRunSettings.from_run_config, RGCN_ALIGNMENT
+)
 
 __all__ = [
     "RGCNRunSettings",
     "build_rgcn_strategy",
     "build_rgcn_client",
+    "describe_rgcn_node",
+    "RGCN_ALIGNMENT",
     "load_rdf_federation",
     "server_app",
     "client_app",
