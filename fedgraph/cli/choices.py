@@ -22,6 +22,10 @@ KGE_LOSSES = ("nssa", "sigmoid-ns", "margin-ranking")
 SELECTIONS = ("weighted", "per-client")
 #: the partitioners' short names (:func:`fedgraph.cli.partition._strategies`)
 PARTITIONERS = ("relation", "spectral", "rdf-type")
+#: :data:`fedgraph.privacy.attacks.ATTACKS` (``fedgraph audit --attack``)
+ATTACKS = ("triple-inference", "membership")
+#: :data:`fedgraph.privacy.record.KEEP` (``fedgraph train --record-uploads``)
+RECORD_KEEP = ("last", "all")
 
 
 def normalized(text: str) -> str:
@@ -36,5 +40,7 @@ __all__ = [
     "KGE_LOSSES",
     "SELECTIONS",
     "PARTITIONERS",
+    "ATTACKS",
+    "RECORD_KEEP",
     "normalized",
 ]
