@@ -36,7 +36,8 @@ class RGCNClient(Client):
     (FedAlign Eq. 12): the task loss plus the registered R-GCN loss terms
     (:mod:`fedgraph.federated.rgcn.terms`) that the strategy's config switches
     on, each reported unweighted as ``"{name}_sum"``. It replies with its
-    bases and ``num_examples`` = its number of nodes (FedAlign weights clients by node count). :meth:`evaluate` first
+    bases and ``num_examples`` = its number of nodes (FedAlign weights
+    clients by node count). :meth:`evaluate` first
     loads any bases it receives (the global model synchronised before
     evaluation, as in FedAlign §5.4), then counts correct predictions on
     ``config["split"]`` (``"train"``, ``"valid"`` or ``"test"``).

@@ -107,7 +107,7 @@ class LipschitzTerm(LossTerm):
     ``"lipschitz-clip"`` caps the 2-norm of the penalty's own gradient, which
     is otherwise unbounded (its second-order terms reach norms of 25-160 on
     the first MUTAG step at :math:`\lambda = 10`, and SGD lr 0.1 diverges to
-    NaN within three steps, docs/results.md)."""
+    NaN within three steps, docs/papers/fedalign.md)."""
 
     family = "rgcn"
     name = "gp"
