@@ -144,7 +144,11 @@ def run(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "threads": torch.get_num_threads(),
         "seconds": seconds,
-        "protocol": "filtered, head+tail, client's own entities, client's own "
+        # the federated run's protocol (runs recorded before named protocols:
+        # FedLU's, described in words)
+        "protocol": meta["protocol"]
+        if "name" in meta.get("protocol", {})
+        else "filtered, head+tail, client's own entities, client's own "
         "train+valid+test as filter, realistic rank",
     }
     write_results(

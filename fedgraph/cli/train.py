@@ -16,6 +16,14 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 BASELINES = ("independent", "centralized")
+#: ``--corrupt`` choice -> corruption modes of training
+CORRUPTIONS = {"both": ("head-batch", "tail-batch"), "tail": ("tail-batch",)}
+
+
+def _protocols() -> dict[str, Any]:
+    from fedgraph.eval.protocol import protocols
+
+    return protocols
 
 
 def _algorithms() -> list[str]:
@@ -69,8 +77,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--evaluate-with",
         choices=("local", "global"),
-        default="local",
-        help="score clients' own tables (FedLU) or the global rows (FedE)",
+        default=None,
+        help="score clients' own tables (FedLU) or the global rows (FedE) "
+        "(default: the --protocol's choice)",
+    )
+    p.add_argument(
+        "--protocol",
+        default="fedlu",
+        help="evaluation protocol, one of "
+        f"{sorted(_protocols())} (fedgraph.eval.protocol): fedlu = head and tail "
+        "among the client's entities, each client's own table; fede = tails among "
+        "the client's training entities, the server's rows (default: fedlu)",
+    )
+    p.add_argument(
+        "--corrupt",
+        choices=CORRUPTIONS,
+        default="both",
+        help="corrupted side of training negatives: both (one step per side and "
+        "batch) or tail (FedE's code) (default: both)",
+    )
+    p.add_argument(
+        "--no-subsampling",
+        action="store_true",
+        help="no RotatE frequency weights on the loss (FedE's code has none)",
     )
     p.add_argument(
         "--loss", default="sigmoid-ns", help="KGE loss (default: sigmoid-ns)"
@@ -136,6 +165,23 @@ def _load_federation(data: str) -> Any:
     return fed
 
 
+def configure_clients(
+    clients: dict[int, Any],
+    protocol: Any,
+    modes: tuple[str, ...] = CORRUPTIONS["both"],
+    *,
+    subsampling: bool = True,
+) -> None:
+    r"""Sets every client's evaluation ``protocol``
+    (:class:`~fedgraph.eval.protocol.EvalProtocol`), training corruption
+    ``modes`` and, with ``subsampling=False``, drops its frequency weights."""
+    for client in clients.values():
+        client.use_protocol(protocol)
+        client.modes = tuple(modes)
+        if not subsampling:
+            client.weights = None
+
+
 class TrainedRun(NamedTuple):
     r"""A ``fedgraph train`` run rebuilt by :func:`load_trained_run`."""
 
@@ -196,6 +242,14 @@ def load_trained_run(
     )
     fed = _load_federation(meta["data"] if data is None else data)
     strategy, clients = build_kge_federation(algorithm, fed, settings)
+    recorded = meta.get("protocol", {})
+    if "name" in recorded:  # runs recorded before named protocols: FedLU's
+        configure_clients(
+            clients,
+            recorded["name"],
+            CORRUPTIONS[meta.get("corrupt", "both")],
+            subsampling=meta.get("subsampling", True),
+        )
     strategy.load_state_dict(state["strategy"])
     for c, cl in clients.items():
         cl.load_state_dict(state["clients"][c])
@@ -222,12 +276,20 @@ def run(args: argparse.Namespace) -> int:
             f"Could not resolve '{args.algorithm}' among choices {_algorithms()}"
         )
     resolve_device(args.device, "`--device`")
+    from fedgraph.eval.protocol import resolve_protocol
+
+    try:
+        protocol = resolve_protocol(args.protocol)
+    except ValueError as exc:
+        raise ValueError(f"`--protocol`: {exc}") from None
+    evaluate_with = args.evaluate_with or protocol.model_scored
+    modes = CORRUPTIONS[args.corrupt]
     if args.selection != "weighted" and algorithm in BASELINES:
         raise ValueError(
             f"`--selection {args.selection}` applies to federated algorithms; "
             f"{algorithm} trains each model with its own early stopping"
         )
-    if args.selection != "weighted" and args.evaluate_with != "local":
+    if args.selection != "weighted" and evaluate_with != "local":
         raise ValueError(
             f"`--selection {args.selection}` needs `--evaluate-with local` (each "
             "client tested on its own tables of its own best round)"
@@ -257,7 +319,7 @@ def run(args: argparse.Namespace) -> int:
         proximal_mu=args.proximal_mu,
         contrastive_mu=args.contrastive_mu,
         temperature=args.temperature,
-        evaluate_with=args.evaluate_with,
+        evaluate_with=evaluate_with,
         loss=args.loss,
         shared_negatives=not args.per_positive_negatives,
         extra=extra,
@@ -290,6 +352,10 @@ def run(args: argparse.Namespace) -> int:
             gamma=args.gamma,
             out=out,
             command=command,
+            protocol=protocol,
+            loss=args.loss,
+            modes=modes,
+            subsampling=not args.no_subsampling,
             lr=args.lr,
             batch_size=args.batch_size,
             num_negatives=args.num_negatives,
@@ -310,6 +376,7 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     fed = _load_federation(args.data)
     strategy, clients = build_kge_federation(algorithm, fed, settings)
+    configure_clients(clients, protocol, modes, subsampling=not args.no_subsampling)
     setup_seconds = time.perf_counter() - t0
     out.mkdir(parents=True, exist_ok=True)  # only once the run can start
     meta = {
@@ -325,14 +392,9 @@ def run(args: argparse.Namespace) -> int:
         "eval_every": args.eval_every,
         "patience": args.patience,
         "selection": args.selection,
-        "protocol": {
-            "candidates": "client's own entities",
-            "filter": "client's own train+valid+test",
-            "directions": ["head", "tail"],
-            "ties": "realistic rank",
-            "model_scored": f"{args.evaluate_with} entity table",
-            "weighting": "pooled queries (= test-triple weighted)",
-        },
+        "protocol": {**protocol.to_dict(), "model_scored": evaluate_with},
+        "corrupt": args.corrupt,
+        "subsampling": not args.no_subsampling,
         "threads": torch.get_num_threads(),
         "setup_seconds": setup_seconds,
     }
