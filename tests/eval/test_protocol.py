@@ -92,3 +92,18 @@ def test_protocols_are_recorded_explicitly_and_resolve_by_name():
     assert resolve_protocol("fedlu") is protocols["fedlu"]
     with pytest.raises(ValueError, match="among choices"):
         resolve_protocol("fedx")
+
+
+def test_entire_excludes_each_clients_non_training_entities_in_global_ids():
+    from fedgraph.runtime.baselines import _client_excluded
+
+    # global ids 3, 5, 8, 9; 9 occurs only in the test split
+    splits = {
+        "train": torch.tensor([[3, 0, 5], [5, 1, 8]]),
+        "valid": torch.tensor([[3, 1, 8]]),
+        "test": torch.tensor([[8, 0, 9]]),
+    }
+    shard = to_local(1, splits, 10)
+    assert shard.entity_ids.tolist() == [3, 5, 8, 9]
+    assert _client_excluded(shard, protocols["fede"]).tolist() == [9]
+    assert _client_excluded(shard, protocols["fedlu"]) is None
