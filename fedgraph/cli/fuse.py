@@ -144,8 +144,8 @@ def run(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "threads": torch.get_num_threads(),
         "seconds": seconds,
-        # the federated run's protocol (runs recorded before named protocols:
-        # FedLU's, described in words)
+        # the federated run's protocol (a run recording no protocol name ran
+        # FedLU's, described here in words)
         "protocol": meta["protocol"]
         if "name" in meta.get("protocol", {})
         else "filtered, head+tail, client's own entities, client's own "

@@ -243,7 +243,7 @@ def load_trained_run(
     fed = _load_federation(meta["data"] if data is None else data)
     strategy, clients = build_kge_federation(algorithm, fed, settings)
     recorded = meta.get("protocol", {})
-    if "name" in recorded:  # runs recorded before named protocols: FedLU's
+    if "name" in recorded:  # a run recording no protocol name ran FedLU's
         configure_clients(
             clients,
             recorded["name"],
