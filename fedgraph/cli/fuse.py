@@ -19,6 +19,8 @@ import argparse
 import time
 from pathlib import Path
 
+from fedgraph.cli.options import count, positive
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -61,18 +63,42 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="fitting epochs (100; 0: no fitting, the plain sum of the two scores)",
     )
     p.add_argument("--lr", type=float, default=0.1, help="Adam lr of the layer (0.1)")
-    p.add_argument("--batch-size", type=int, default=512)
-    p.add_argument("--num-negatives", type=int, default=256)
+    p.add_argument(
+        "--batch-size",
+        type=positive,
+        default=512,
+        help="triples per batch of the fitting (default: 512)",
+    )
+    p.add_argument(
+        "--num-negatives",
+        type=positive,
+        default=256,
+        help="negatives per positive in the fitting (default: 256)",
+    )
     p.add_argument(
         "--margin", type=float, default=10.0, help="FedE's beta (default: 10)"
     )
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--checkpoint", choices=("best", "last"), default="best")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument(
+        "--checkpoint",
+        choices=("best", "last"),
+        default="best",
+        help="the federated run's state to fuse: its best validation round or its "
+        "last round (default: best)",
+    )
     p.add_argument(
         "--data", default=None, help="the partition, if it moved since the run"
     )
-    p.add_argument("--threads", type=int, default=0)
-    p.add_argument("--results", type=Path, default=None)
+    p.add_argument(
+        "--threads", type=count, default=0, help="torch threads (0: default)"
+    )
+    p.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="results file (default: RUN_DIR/fusion/results.json)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 

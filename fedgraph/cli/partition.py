@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from tqdm.auto import tqdm
+from fedgraph.cli.options import positive
 
 
 def _strategies() -> list[str]:
@@ -29,26 +29,39 @@ def register(sub: argparse._SubParsersAction) -> None:
             "atomically under --out (see docs/partition.md for the layout)."
         ),
     )
-    p.add_argument("dataset", metavar="DATASET")
+    p.add_argument(
+        "dataset", metavar="DATASET", help="registered name (e.g. fb15k-237, aifb)"
+    )
     p.add_argument(
         "--strategy",
         required=True,
         help="partitioner: relation | spectral | rdf-type (or a class name)",
     )
-    p.add_argument("--clients", type=int, required=True, help="number of clients")
+    p.add_argument(
+        "--clients", type=positive, required=True, help="number of clients (>= 1)"
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--out", required=True, type=Path, help="output folder")
     p.add_argument(
         "--root", default=None, help="raw data root (default: $FEDGRAPH_DATA)"
     )
     p.add_argument(
-        "--overwrite", action="store_true", help="replace --out if it exists"
+        "--overwrite",
+        action="store_true",
+        help="replace --out if it is a partition fedgraph wrote (never another folder)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress or summary")
     p.set_defaults(func=run)
 
 
+def _cli_names(exc: ValueError) -> ValueError:
+    # the library names its arguments; the user typed options
+    return ValueError(str(exc).replace("`num_clients`", "`--clients`"))
+
+
 def run(args: argparse.Namespace) -> int:
+    from tqdm.auto import tqdm
+
     from fedgraph import data
     from fedgraph.partition import (
         describe,
@@ -56,10 +69,17 @@ def run(args: argparse.Namespace) -> int:
         resolve_partitioner,
         save_partition,
     )
+    from fedgraph.partition.feasible import check_num_clients, check_shards
+    from fedgraph.partition.io import check_replaceable
 
     if args.out.exists() and not args.overwrite:
         raise ValueError(f"`--out` {args.out} exists (pass --overwrite to replace it)")
-    partitioner = resolve_partitioner(args.strategy, args.clients, seed=args.seed)
+    if args.out.exists():
+        check_replaceable(args.out)
+    try:
+        partitioner = resolve_partitioner(args.strategy, args.clients, seed=args.seed)
+    except ValueError as exc:
+        raise _cli_names(exc) from None
     steps = ["load", "partition", "save"]
     bar = tqdm(steps, desc="partition", disable=args.quiet, leave=False)
     times = {}
@@ -68,8 +88,16 @@ def run(args: argparse.Namespace) -> int:
         t0 = time.perf_counter()
         if step == "load":
             graph = data.load_dataset(args.dataset, root=args.root)
+            try:  # before the work, and before anything is written
+                check_num_clients(args.clients, graph)
+            except ValueError as exc:
+                raise _cli_names(exc) from None
         elif step == "partition":
-            fed = partitioner(graph)
+            try:
+                fed = partitioner(graph)
+                check_shards(fed)
+            except ValueError as exc:
+                raise _cli_names(exc) from None
         else:
             save_partition(fed, args.out, overwrite=args.overwrite)
         times[step] = time.perf_counter() - t0

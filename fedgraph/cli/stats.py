@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
+
+#: a client folder of a published layout: ``client3/`` or ``3/``
+_CLIENT = re.compile(r"^(?:client)?\d+$")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,13 +24,20 @@ def register(sub: argparse._SubParsersAction) -> None:
             '"valid", "test"}, "shared_entities", ...}], "overall": {...}}.'
         ),
     )
-    p.add_argument("dir", metavar="DIR", type=Path)
+    p.add_argument(
+        "dir",
+        metavar="DIR",
+        type=Path,
+        help="a partition folder (`fedgraph partition --out`) or a client0/ "
+        "client1/ … layout",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument(
         "--no-clustering",
         action="store_true",
         help="skip the clustering coefficient (the slowest statistic)",
     )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 
@@ -34,8 +45,9 @@ def run(args: argparse.Namespace) -> int:
     from fedgraph.partition import describe, format_table, load_partition
 
     if (
-        not (args.dir / "META.json").exists()
-        and (args.dir / "client0" / "train.txt").is_file()
+        args.dir.is_dir()
+        and not (args.dir / "META.json").exists()
+        and any(p.is_dir() and _CLIENT.match(p.name) for p in args.dir.iterdir())
     ):
         # A published client-folder partition (e.g. FedLU's C3): no META.json.
         from fedgraph.data import load_federated_folder

@@ -15,26 +15,26 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
-BASELINES = ("independent", "centralized")
+from fedgraph.cli.choices import (
+    BASELINES,
+    EVAL_PROTOCOLS,
+    KGE_ALGORITHMS,
+    KGE_LOSSES,
+    KGE_MODELS,
+    SELECTIONS,
+    normalized,
+)
+from fedgraph.cli.options import count, fraction, non_negative, positive, real
+
 #: ``--corrupt`` choice -> corruption modes of training
 CORRUPTIONS = {"both": ("head-batch", "tail-batch"), "tail": ("tail-batch",)}
 
 
-def _protocols() -> dict[str, Any]:
-    from fedgraph.eval.protocol import protocols
-
-    return protocols
-
-
 def _algorithms() -> list[str]:
-    from fedgraph.federated.kge_setup import kge_algorithms
-
-    return sorted(kge_algorithms) + list(BASELINES)
+    return list(KGE_ALGORITHMS) + list(BASELINES)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from fedgraph.runtime.loop import SELECTIONS
-
     p = sub.add_parser(
         "train",
         help="train a federated (or baseline) KGE model",
@@ -44,25 +44,85 @@ def register(sub: argparse._SubParsersAction) -> None:
             "writes results.json under --out. Defaults are FedLU's settings."
         ),
     )
-    p.add_argument("--data", required=True, help="dataset name or partition folder")
-    p.add_argument("--algorithm", required=True, help=f"one of {_algorithms()}")
-    p.add_argument("--model", default="transe", help="KGE model (default: transe)")
+    p.add_argument(
+        "dataset",
+        nargs="?",
+        metavar="DATASET",
+        help="federated dataset: a registered name (e.g. fedlu-r3) or a folder "
+        "of client0/ client1/ … (`fedgraph partition` writes one)",
+    )
+    p.add_argument("--data", default=None, help="the same as DATASET (older spelling)")
+    p.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="raw data root (default: $FEDGRAPH_DATA)",
+    )
+    p.add_argument(
+        "--algorithm",
+        required=True,
+        help=f"one of {', '.join(_algorithms())}",
+    )
+    p.add_argument(
+        "--model",
+        type=normalized,
+        choices=KGE_MODELS,
+        default="transe",
+        help="KGE model (default: transe)",
+    )
     p.add_argument("--out", required=True, type=Path, help="output folder")
     p.add_argument(
         "--rounds",
-        type=int,
+        type=positive,
         default=200,
         help="max rounds (baselines: max epochs) (default: 200)",
     )
-    p.add_argument("--local-epochs", type=int, default=3)
-    p.add_argument("--batch-size", type=int, default=1024)
-    p.add_argument("--num-negatives", type=int, default=256)
-    p.add_argument("--dim", type=int, default=256)
-    p.add_argument("--lr", type=float, default=1e-4)
-    p.add_argument("--gamma", type=float, default=9.0)
-    p.add_argument("--fraction", type=float, default=1.0, help="client fraction F")
-    p.add_argument("--eval-every", type=int, default=5)
-    p.add_argument("--patience", type=int, default=3)
+    p.add_argument(
+        "--local-epochs",
+        type=positive,
+        default=3,
+        help="epochs each client trains per round (default: 3)",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=positive,
+        default=1024,
+        help="triples per batch (default: 1024)",
+    )
+    p.add_argument(
+        "--num-negatives",
+        type=positive,
+        default=256,
+        help="negatives per positive (default: 256)",
+    )
+    p.add_argument(
+        "--dim", type=positive, default=256, help="embedding dimension (default: 256)"
+    )
+    p.add_argument(
+        "--lr", type=real(0.0), default=1e-4, help="Adam learning rate (default: 1e-4)"
+    )
+    p.add_argument(
+        "--gamma", type=float, default=9.0, help="score margin γ (default: 9.0)"
+    )
+    p.add_argument(
+        "--fraction",
+        type=fraction,
+        default=1.0,
+        help="client fraction F sampled per round, in (0, 1] (default: 1.0)",
+    )
+    p.add_argument(
+        "--eval-every",
+        type=positive,
+        default=5,
+        help="validate every k rounds (baselines: epochs) (default: 5)",
+    )
+    p.add_argument(
+        "--patience",
+        type=non_negative,
+        default=3,
+        help="validations without improvement before stopping; 0: never stop "
+        "early (default: 3)",
+    )
     p.add_argument(
         "--selection",
         choices=SELECTIONS,
@@ -70,10 +130,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="test every client at the best weighted validation round, or each "
         "at its own best one among the improving rounds (FedLU's code)",
     )
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--proximal-mu", type=float, default=0.1, help="FedProx μ")
-    p.add_argument("--contrastive-mu", type=float, default=0.3, help="FedEC μ_con")
-    p.add_argument("--temperature", type=float, default=0.2, help="FedEC τ")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument(
+        "--proximal-mu",
+        type=real(0.0, strict=False),
+        default=0.1,
+        help="FedProx μ (default: 0.1)",
+    )
+    p.add_argument(
+        "--contrastive-mu",
+        type=real(0.0, strict=False),
+        default=0.3,
+        help="FedEC μ_con (default: 0.3)",
+    )
+    p.add_argument(
+        "--temperature", type=real(0.0), default=0.2, help="FedEC τ (default: 0.2)"
+    )
     p.add_argument(
         "--evaluate-with",
         choices=("local", "global"),
@@ -85,7 +157,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--protocol",
         default="fedlu",
         help="evaluation protocol, one of "
-        f"{sorted(_protocols())} (fedgraph.eval.protocol): fedlu = head and tail "
+        f"{list(EVAL_PROTOCOLS)} (fedgraph.eval.protocol): fedlu = head and tail "
         "among the client's entities, each client's own table; fede = tails among "
         "the client's training entities, the server's rows (default: fedlu)",
     )
@@ -102,7 +174,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="no RotatE frequency weights on the loss (FedE's code has none)",
     )
     p.add_argument(
-        "--loss", default="sigmoid-ns", help="KGE loss (default: sigmoid-ns)"
+        "--loss",
+        choices=KGE_LOSSES,
+        default="sigmoid-ns",
+        help="KGE loss (default: sigmoid-ns)",
     )
     p.add_argument(
         "--set",
@@ -123,21 +198,48 @@ def register(sub: argparse._SubParsersAction) -> None:
         "FedS's code (default: one set shared by the batch, much faster on a CPU)",
     )
     p.add_argument(
+        "--unseen",
+        choices=("keep", "drop"),
+        default="keep",
+        help="evaluation triples whose entity or relation is absent from the "
+        "client's training triples: keep them (scored with an untrained "
+        "embedding; a warning gives their count) or drop them (default: keep)",
+    )
+    p.add_argument(
         "--device",
         default="cpu",
         help="where clients train and rank, e.g. cuda (default: cpu); the samples "
         "are drawn on the CPU, so a run may resume on another device",
     )
-    p.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
-    p.add_argument("--resume", action="store_true", help="continue from --out")
+    p.add_argument(
+        "--threads", type=count, default=0, help="torch threads (0: default)"
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --out (refused if a setting that changes the "
+        "result differs from the recorded one)",
+    )
     p.add_argument(
         "--stop-after",
-        type=int,
+        type=positive,
         default=None,
         help="return after this many rounds of this call (resume later)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
+
+
+def dataset_argument(args: argparse.Namespace) -> str:
+    r"""The dataset of ``fedgraph train``: ``DATASET`` or ``--data``."""
+    if args.dataset and args.data and args.dataset != args.data:
+        raise ValueError(
+            f"DATASET {args.dataset!r} and `--data` {args.data!r} differ: give one"
+        )
+    data = args.dataset or args.data
+    if not data:
+        raise ValueError("give the dataset: `fedgraph train DATASET --algorithm …`")
+    return str(data)
 
 
 def _parse_set(items: list[str]) -> dict[str, Any]:
@@ -153,14 +255,16 @@ def _parse_set(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def _load_federation(data: str) -> Any:
+def _load_federation(data: str, root: Path | None = None) -> Any:
     from fedgraph.data import load_dataset
     from fedgraph.partition.shard import FederatedKG
 
-    fed = load_dataset(Path(data) if Path(data).is_dir() else data)
+    fed = load_dataset(Path(data) if Path(data).is_dir() else data, root=root)
     if not isinstance(fed, FederatedKG):
         raise ValueError(
-            f"`--data` {data!r} is not a federated dataset (got {type(fed).__name__})"
+            f"DATASET {data!r} is not a federated dataset (it is a "
+            f"{type(fed).__name__}): make one with `fedgraph partition {data} "
+            "--strategy relation --clients 3 --out DIR`, then `fedgraph train DIR …`"
         )
     return fed
 
@@ -207,8 +311,7 @@ def load_trained_run(
     the run recorded (a moved folder); ``algorithms`` limits the runs
     accepted; the clients are rebuilt on ``device`` whatever device the run
     trained on."""
-    import torch
-
+    from fedgraph.data.checkpoint import CheckpointError, load_checkpoint
     from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
 
     meta_file = run_dir / "progress.json"
@@ -228,7 +331,7 @@ def load_trained_run(
         raise FileNotFoundError(
             f"{ckpt} not found (run longer, or pass --checkpoint last)"
         )
-    state = torch.load(ckpt, weights_only=False, map_location="cpu")
+    state = load_checkpoint(ckpt, keys=("models",) if which == "last" else ())
     if which == "last":
         which_round = f"round {state['round']} (last)"
         state = state["models"]
@@ -250,16 +353,33 @@ def load_trained_run(
             CORRUPTIONS[meta.get("corrupt", "both")],
             subsampling=meta.get("subsampling", True),
         )
-    strategy.load_state_dict(state["strategy"])
-    for c, cl in clients.items():
-        cl.load_state_dict(state["clients"][c])
+    try:
+        strategy.load_state_dict(state["strategy"])
+        for c, cl in clients.items():
+            cl.load_state_dict(state["clients"][c])
+    except (RuntimeError, KeyError, TypeError) as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise CheckpointError(
+            f"checkpoint {ckpt} does not fit the run's models on this dataset "
+            f"({first}); is `--data` the partition the run trained on?"
+        ) from None
     return TrainedRun(meta, settings, fed, strategy, clients, which_round)
+
+
+def _is_run(out: Path) -> bool:
+    r"""Whether ``out`` holds what ``fedgraph train`` writes."""
+    return (
+        (out / "progress.json").is_file()
+        or (out / "checkpoints").is_dir()
+        or any(out.glob("trainer*.pt"))
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     import torch
 
     from fedgraph.data.io import atomic_write_json
+    from fedgraph.eval.unseen import check_unseen
     from fedgraph.federated.kge_setup import (
         KGESettings,
         algorithm_settings,
@@ -269,8 +389,10 @@ def run(args: argparse.Namespace) -> int:
     )
     from fedgraph.registry import resolve_device
     from fedgraph.runtime import run_simulation
+    from fedgraph.runtime.run_record import check_resume
 
-    algorithm = args.algorithm.lower().replace("-", "").replace("_", "")
+    args.data = dataset_argument(args)
+    algorithm = normalized(args.algorithm)
     if algorithm not in _algorithms():
         raise ValueError(
             f"Could not resolve '{args.algorithm}' among choices {_algorithms()}"
@@ -304,8 +426,15 @@ def run(args: argparse.Namespace) -> int:
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     out: Path = args.out
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"`--out` {out} is a file, not a folder")
     if out.exists() and any(out.iterdir()) and not args.resume:
         raise ValueError(f"`--out` {out} is not empty: pass --resume to continue it")
+    if args.resume and out.exists() and any(out.iterdir()) and not _is_run(out):
+        raise ValueError(
+            f"`--out` {out} is not a `fedgraph train` run (no progress.json, "
+            "checkpoints/ or trainer*.pt): nothing to resume; pick another `--out`"
+        )
     command = args.command_line
     settings = KGESettings(
         model=args.model,
@@ -325,6 +454,23 @@ def run(args: argparse.Namespace) -> int:
         extra=extra,
         device=args.device,
     )
+    # what changes the result: a resumed run must have been trained with it
+    given = {
+        "algorithm": algorithm,
+        "data": str(args.data),
+        **settings.to_dict(),
+        "unseen": args.unseen,
+        "fraction": args.fraction,
+        "eval_every": args.eval_every,
+        "patience": args.patience,
+        "selection": args.selection,
+        # the evaluation protocol and the training corruption change the result
+        "eval_protocol": protocol.name,
+        "corrupt": args.corrupt,
+        "subsampling": not args.no_subsampling,
+    }
+    if args.resume:
+        check_resume(out, given)
     finished = out / "results.json"
     if args.resume and finished.exists() and algorithm not in BASELINES:
         # a finished run: its best round was tested and its results written;
@@ -341,11 +487,23 @@ def run(args: argparse.Namespace) -> int:
             f"{done['weighted']['mrr']:.4f}; {finished} left as written"
         )
         return 0
+    progress_path = out / "progress.json"
+    t0 = time.perf_counter()
+    fed = check_unseen(
+        _load_federation(args.data, args.root), drop=args.unseen == "drop"
+    )
+    given["num_clients"] = fed.num_clients
+    if args.resume:  # the same folder may hold another federation now
+        check_resume(out, given)
     if algorithm in BASELINES:  # the KGE core's trainer, same results format
         from fedgraph.runtime.baselines import run_baseline
 
+        if not progress_path.exists():  # the record ``--resume`` compares with
+            record = {**given, "command": command, "rounds_max": args.rounds}
+            atomic_write_json(progress_path, {"settings": record, "history": []})
+
         res = run_baseline(
-            args.data,
+            fed,
             setting=algorithm,
             model=args.model,
             hidden_channels=args.dim,
@@ -373,35 +531,36 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
 
-    t0 = time.perf_counter()
-    fed = _load_federation(args.data)
     strategy, clients = build_kge_federation(algorithm, fed, settings)
     configure_clients(clients, protocol, modes, subsampling=not args.no_subsampling)
     setup_seconds = time.perf_counter() - t0
-    out.mkdir(parents=True, exist_ok=True)  # only once the run can start
     meta = {
         "algorithm": algorithm,
         "data": str(args.data),
+        "num_clients": fed.num_clients,
         "command": command,
         "strategy": repr(strategy),
         # the same, structured (what the strategy was built with)
         "strategy_params": strategy.get_params(),
         **settings.to_dict(),
+        "unseen": args.unseen,
         "rounds_max": args.rounds,
         "fraction": args.fraction,
         "eval_every": args.eval_every,
         "patience": args.patience,
         "selection": args.selection,
         "protocol": {**protocol.to_dict(), "model_scored": evaluate_with},
+        "eval_protocol": protocol.name,
         "corrupt": args.corrupt,
         "subsampling": not args.no_subsampling,
         "threads": torch.get_num_threads(),
         "setup_seconds": setup_seconds,
     }
-    progress_path = out / "progress.json"
     history: list[dict[str, Any]] = []
     if args.resume and progress_path.exists():
         history = json.loads(progress_path.read_text()).get("history", [])
+    if not progress_path.exists():  # the record ``--resume`` compares with
+        atomic_write_json(progress_path, {"settings": meta, "history": []})
 
     def on_round(entry: dict[str, Any]) -> None:
         # a resumed run may repeat rounds after the last checkpoint: keep one each

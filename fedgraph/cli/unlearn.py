@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from fedgraph.cli.options import count, positive
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -44,7 +46,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--decay-epochs", type=int, default=10, help="max passive-decay epochs"
     )
-    p.add_argument("--mu-soft", type=float, default=0.1)
+    p.add_argument(
+        "--mu-soft",
+        type=float,
+        default=0.1,
+        help="weight of the soft-confusion loss on the forgotten triples (0.1)",
+    )
     p.add_argument(
         "--mu-distill", type=float, default=None, help="default: the run's mu_distill"
     )
@@ -61,11 +68,34 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="FedLU learning rounds on the retained data after unlearning "
         "(propagation; 0: only average the global tables) (default: 1)",
     )
-    p.add_argument("--no-retrain", action="store_true")
-    p.add_argument("--retrain-max-epochs", type=int, default=400)
-    p.add_argument("--checkpoint", choices=("best", "last"), default="best")
-    p.add_argument("--threads", type=int, default=0)
-    p.add_argument("--results", type=Path, default=None)
+    p.add_argument(
+        "--no-retrain",
+        action="store_true",
+        help="skip the references re-trained from scratch without the forgotten "
+        "triples (the slowest part)",
+    )
+    p.add_argument(
+        "--retrain-max-epochs",
+        type=positive,
+        default=400,
+        help="max epochs of each re-trained reference (default: 400)",
+    )
+    p.add_argument(
+        "--checkpoint",
+        choices=("best", "last"),
+        default="best",
+        help="the run's state to unlearn from: its best validation round or its "
+        "last round (default: best)",
+    )
+    p.add_argument(
+        "--threads", type=count, default=0, help="torch threads (0: default)"
+    )
+    p.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="results file (default: RUN_DIR/unlearn/results.json)",
+    )
     p.add_argument(
         "--resume",
         action="store_true",
@@ -73,6 +103,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "settings and continue its re-training from the checkpoints in "
         "RUN_DIR/unlearn/retrain",
     )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 

@@ -30,7 +30,12 @@ from typing import Any, ClassVar
 
 import torch
 
-from fedgraph.data.download import download_url, extract_archive
+from fedgraph.data.download import (
+    download_url,
+    extract_archive,
+    first_missing_dir,
+    remove_empty_dirs,
+)
 from fedgraph.data.io import atomic_torch_save, sha256_file
 from fedgraph.data.root import get_cache_dir, get_data_root
 
@@ -199,6 +204,7 @@ class KGDataset(ABC):
         source = f" from {urls[0]}" if urls else ""
         reason = "downloads are disabled (`download=False`)"
         if allowed and self.remote_files:
+            fresh = first_missing_dir(self.raw_dir)
             try:
                 self.download()
                 missing = self._missing()
@@ -207,6 +213,9 @@ class KGDataset(ABC):
                 reason = f"the download{source} did not provide them"
             except (OSError, urllib.error.URLError, ValueError) as exc:
                 reason = f"the download{source} failed ({exc})"
+            # a failed download (a mistyped FEDGRAPH_DATA, no network) leaves
+            # no empty folders behind
+            remove_empty_dirs(fresh)
         elif allowed:
             reason = "no download URL is registered"
         shown = ", ".join(missing[:4]) + (" …" if len(missing) > 4 else "")
@@ -231,7 +240,7 @@ class KGDataset(ABC):
         path = self.processed_paths[0]
         if path.is_file() and not self.force_reload:
             try:
-                return self.deserialize(torch.load(path, weights_only=False))
+                return self.deserialize(torch.load(path, weights_only=True))
             except Exception as exc:  # noqa: BLE001 - a corrupt cache is rebuilt
                 warnings.warn(
                     f"Ignoring unreadable cache {path} ({exc}); re-processing",

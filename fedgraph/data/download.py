@@ -112,4 +112,34 @@ def extract_archive(
     return folder
 
 
-__all__ = ["ChecksumError", "download_url", "extract_archive"]
+def first_missing_dir(path: str | os.PathLike[str]) -> Path | None:
+    r"""The outermost folder of ``path`` (itself or an ancestor) that does
+    not exist yet: what creating ``path`` would create (:obj:`None` if
+    ``path`` exists)."""
+    path = Path(path).absolute()
+    if path.exists():
+        return None
+    while not path.parent.exists() and path.parent != path:
+        path = path.parent
+    return path
+
+
+def remove_empty_dirs(top: Path | None) -> None:
+    r"""Removes ``top`` and the folders under it if they hold no file (what
+    a failed download created); anything holding a file is kept."""
+    if top is None or not top.is_dir():
+        return
+    for folder, _, _ in sorted(os.walk(top), key=lambda w: -len(w[0])):
+        try:
+            os.rmdir(folder)  # only succeeds on an empty folder
+        except OSError:
+            pass
+
+
+__all__ = [
+    "ChecksumError",
+    "download_url",
+    "extract_archive",
+    "first_missing_dir",
+    "remove_empty_dirs",
+]

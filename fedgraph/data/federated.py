@@ -41,11 +41,16 @@ from fedgraph.typing import SPLITS
 
 EXTRA_SPLITS = ("unlearn",)
 _CLIENT = re.compile(r"^(?:client)?(\d+)$")
+#: a published layout's folder named by its client count (FedLU's ``C3``,
+#: ``R10``, ``C5FL``): exactly that many client folders
+_NAMED_COUNT = re.compile(r"^[CR](\d+)(?:FL)?$")
 
 
 def client_folders(path: str | os.PathLike[str]) -> list[Path]:
     r"""The client folders of ``path`` ordered by index; validates that the
-    indices are ``0 … K-1``."""
+    indices are ``0 … K-1`` (a missing one is named), with ``K`` the count in
+    the folder's name for FedLU's layouts (``C3``, ``R10``: a deleted last
+    client is caught too)."""
     path = Path(path)
     if not path.is_dir():
         raise FileNotFoundError(f"{path}: no such federated partition folder")
@@ -64,12 +69,23 @@ def client_folders(path: str | os.PathLike[str]) -> list[Path]:
         raise FileNotFoundError(
             f"{path}: no client folders (expected client0/, client1/, …)"
         )
-    if sorted(found) != list(range(len(found))):
+    named = _NAMED_COUNT.match(path.name)
+    expected = int(named.group(1)) if named else max(found) + 1
+    missing = [i for i in range(expected) if i not in found]
+    if missing:
+        what = ", ".join(f"client{i}/" for i in missing[:5])
+        what += " …" if len(missing) > 5 else ""
+        by = f" by the folder's name {path.name!r}" if named else ""
         raise ValueError(
-            f"{path}: client folders must be numbered 0…{len(found) - 1} "
-            f"(got {sorted(found)})"
+            f"{path}: client folders must be client0/ … client{expected - 1}/ "
+            f"({expected} clients{by}); missing {what}"
         )
-    return [found[i] for i in range(len(found))]
+    if len(found) != expected:
+        raise ValueError(
+            f"{path}: the folder's name says {expected} clients but it holds "
+            f"{len(found)} client folders"
+        )
+    return [found[i] for i in range(expected)]
 
 
 def client_files(folder: Path) -> dict[str, Path]:

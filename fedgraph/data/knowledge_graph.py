@@ -206,7 +206,7 @@ class KnowledgeGraph:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> KnowledgeGraph:
         r"""Reads a graph written by :meth:`save`."""
-        return cls.from_dict(torch.load(path, weights_only=False))
+        return cls.from_dict(torch.load(path, weights_only=True))
 
     # ----------------------------------------------------------------- dunder
     def stats(self) -> dict[str, Any]:

@@ -332,7 +332,7 @@ class RDFGraph:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> RDFGraph:
         r"""Reads a graph written by :meth:`save`."""
-        return cls.from_dict(torch.load(path, weights_only=False))
+        return cls.from_dict(torch.load(path, weights_only=True))
 
     def checksum(self) -> str:
         r"""SHA-256 of the graph's content (edges, labels, masks, names)."""

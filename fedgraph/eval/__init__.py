@@ -5,6 +5,7 @@ from fedgraph.eval.metrics import DIRECTIONS, KS, LinkPredState
 from fedgraph.eval.ranking import TripleFilter, rank_triples, realistic_ranks
 from fedgraph.eval.results import read_results, summarize, write_results
 from fedgraph.eval.text_ranking import encode_all_entities, rank_text_triples
+from fedgraph.eval.unseen import check_unseen, count_unseen, drop_unseen, unseen_mask
 
 __all__ = [
     "DIRECTIONS",
@@ -19,4 +20,8 @@ __all__ = [
     "write_results",
     "read_results",
     "summarize",
+    "unseen_mask",
+    "count_unseen",
+    "drop_unseen",
+    "check_unseen",
 ]

@@ -11,6 +11,7 @@ optimistic and pessimistic rank) resolves ties, as PyKEEN's ``ranks.py``.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Sequence
 
 import torch
@@ -18,6 +19,7 @@ from torch import Tensor
 
 from fedgraph.eval.metrics import DIRECTIONS, LinkPredState
 from fedgraph.models.kge.base import KGEModel
+from fedgraph.progress import advance
 
 
 class TripleFilter:
@@ -103,13 +105,24 @@ def realistic_ranks(scores: Tensor, target: Tensor) -> Tensor:
     .. math::
         \text{rank} = 1 + |\{c : s_c > s^*\}| + \tfrac12 |\{c \ne c^* : s_c = s^*\}|
 
-    Masked entries must be ``-inf``; ``NaN`` scores count as worse.
+    Masked entries must be ``-inf``. A score that is ``NaN`` or infinite
+    ranks last: a candidate with one is never counted above a finite target,
+    and a target with one (a diverged model) gets the last rank among the
+    unmasked candidates, so such a model can never look good.
     """
     rows = torch.arange(scores.size(0), device=scores.device)
     best = scores[rows, target].unsqueeze(1)
-    greater = (scores > best).sum(1)
-    equal = (scores == best).sum(1) - 1
-    return 1.0 + greater.double() + 0.5 * equal.double()
+    # NaN and +inf candidates below every finite target (one pass)
+    clean = torch.nan_to_num(scores, nan=-math.inf, posinf=-math.inf)
+    greater = (clean > best).sum(1)
+    equal = (clean == best).sum(1) - 1
+    ranks = 1.0 + greater.double() + 0.5 * equal.double()
+    bad = ~torch.isfinite(best.squeeze(1))
+    if bool(bad.any()):
+        others = scores[bad] != float("-inf")  # NaN != -inf: unmasked
+        others[torch.arange(others.size(0), device=scores.device), target[bad]] = False
+        ranks[bad] = 1.0 + others.sum(1).double()
+    return ranks
 
 
 @torch.no_grad()
@@ -202,6 +215,7 @@ def rank_triples(
             if filter is not None or ex_col is not None:
                 scores[rows, col] = own
             state.update(realistic_ranks(scores, col), direction)
+            advance(batch.size(0))  # the open progress bar, if any
     model.train(was_training)
     return state
 

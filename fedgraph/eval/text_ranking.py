@@ -19,6 +19,7 @@ from fedgraph.eval.metrics import DIRECTIONS, LinkPredState
 from fedgraph.eval.ranking import TripleFilter, realistic_ranks
 from fedgraph.models.text.bi_encoder import BiEncoder
 from fedgraph.models.text.tokens import EntityTokens
+from fedgraph.progress import advance
 
 
 @torch.no_grad()
@@ -118,6 +119,7 @@ def rank_text_triples(
                 scores[f_row, f_ent] = float("-inf")
                 scores[rows, target] = own
             state.update(realistic_ranks(scores, target), direction)
+            advance(h.numel())  # the open progress bar, if any
     model.train(was_training)
     return state
 

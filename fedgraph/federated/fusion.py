@@ -402,7 +402,9 @@ def load_single_model(
             f"{path} not found: the single-model folder must hold the Independent "
             f"run's trainer{c}.pt for client {c}"
         )
-    state = torch.load(path, weights_only=False, map_location="cpu")
+    from fedgraph.data.checkpoint import load_checkpoint
+
+    state = load_checkpoint(path, keys=("model",))
     weights = state["best_state"] if state.get("best_state") else state["model"]
     model = resolve_model(
         settings["model"],

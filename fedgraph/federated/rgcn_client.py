@@ -15,6 +15,7 @@ from fedgraph.federated.ot import alignment_term
 from fedgraph.federated.payload import Payload
 from fedgraph.models.gnn.rgcn import RGCN
 from fedgraph.partition.rdf_shard import RDFShard
+from fedgraph.progress import advance
 
 #: Config keys a strategy may set (Flower-style kebab case).
 PROXIMAL_MU = "proximal-mu"
@@ -222,6 +223,7 @@ class RGCNClient(Client):
             opt.step()
             for k, v in parts.items():
                 sums[f"{k}_sum"] = sums.get(f"{k}_sum", 0.0) + v
+            advance()  # the open progress bar, if any
         # Separated training (nothing received) shares nothing back.
         shared = self.model.bases() if payload.arrays else {}
         return Payload(

@@ -245,6 +245,37 @@ def kind_of(obj: Any) -> PartitionKind:
     )
 
 
+def check_replaceable(path: str | os.PathLike[str]) -> None:
+    r"""Raises :class:`ValueError` unless ``path`` is a partition folder that
+    fedgraph wrote and holds nothing else: a ``META.json`` of this format
+    listing every file in the folder. ``save_partition(overwrite=True)``
+    replaces nothing else (a training run, someone's files)."""
+    path = Path(path)
+    refuse = (
+        f"`{path}` is not a partition written by fedgraph ({{}}): not replaced; "
+        "pick another `--out` or remove it yourself"
+    )
+    if not path.is_dir():
+        raise ValueError(refuse.format("not a folder"))
+    try:
+        meta = json.loads((path / META).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(refuse.format(f"no {META}")) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        raise ValueError(refuse.format(f"unreadable {META}")) from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(refuse.format(f"{META} is not fedgraph's"))
+    listed = set(meta.get("files") or {}) | {META}
+    others = sorted(
+        p.relative_to(path).as_posix()
+        for p in path.rglob("*")
+        if not p.is_dir() and p.relative_to(path).as_posix() not in listed
+    )
+    if others:
+        shown = ", ".join(others[:3]) + (" …" if len(others) > 3 else "")
+        raise ValueError(refuse.format(f"it also holds {shown}"))
+
+
 def save_partition(
     fed: Any, path: str | os.PathLike[str], *, overwrite: bool = False
 ) -> Path:
@@ -253,12 +284,15 @@ def save_partition(
     Args:
         fed (FederatedKG): the partition (or another registered kind).
         path (str or PathLike): the target folder.
-        overwrite (bool, optional): replace an existing folder.
-            (default: :obj:`False`)
+        overwrite (bool, optional): replace an existing partition folder
+            that fedgraph wrote (:func:`check_replaceable`; any other folder
+            is refused). (default: :obj:`False`)
     """
     path = Path(path)
     if path.exists() and not overwrite:
         raise FileExistsError(f"`{path}` exists (pass `overwrite=True` to replace it)")
+    if path.exists():
+        check_replaceable(path)
     kind = kind_of(fed)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
@@ -362,6 +396,7 @@ def load_partition(path: str | os.PathLike[str]) -> Any:
 
 __all__ = [
     "save_partition",
+    "check_replaceable",
     "load_partition",
     "read_meta",
     "register_kind",

@@ -152,7 +152,7 @@ class FederatedRDF:
             folder = path / f"client{i}"
             try:
                 graph = RDFGraph.load(folder / "graph.pt")
-                node_ids = torch.load(folder / "node_ids.pt")
+                node_ids = torch.load(folder / "node_ids.pt", weights_only=True)
             except Exception as exc:  # noqa: BLE001 - reported with the path
                 raise ValueError(f"Client folder '{folder}' is corrupt: {exc}") from exc
             shards.append(RDFShard(i, graph, node_ids))
@@ -194,7 +194,9 @@ def _read_rdf(folder: Path, meta: dict[str, Any]) -> FederatedRDF:
         cdir = folder / c["dir"]
         try:
             shard = RDFShard(
-                i, RDFGraph.load(cdir / "graph.pt"), torch.load(cdir / "node_ids.pt")
+                i,
+                RDFGraph.load(cdir / "graph.pt"),
+                torch.load(cdir / "node_ids.pt", weights_only=True),
             )
         except Exception as exc:  # noqa: BLE001 - reported with the folder
             raise PartitionFormatError(f"{cdir}: {exc}") from exc

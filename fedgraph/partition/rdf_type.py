@@ -9,6 +9,7 @@ import torch
 
 from fedgraph.data.rdf_graph import MASKS, RDFGraph
 from fedgraph.partition.base import Partitioner
+from fedgraph.partition.feasible import check_num_clients
 from fedgraph.partition.rdf_shard import FederatedRDF, RDFShard
 
 
@@ -71,6 +72,7 @@ class RDFTypePartitioner(Partitioner):
             raise ValueError(
                 f"`graph` must be an RDFGraph (got {type(graph).__name__})"
             )
+        check_num_clients(self.num_clients, graph)
         pool_names = self.types if self.types is not None else graph.core_types
         unknown = set(pool_names) - set(graph.node_type_names)
         if unknown:

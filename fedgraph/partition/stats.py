@@ -15,6 +15,7 @@ import scipy.sparse as sp
 import torch
 
 from fedgraph.partition.shard import FederatedKG
+from fedgraph.progress import advance
 
 
 def clustering_coefficient(edge_index: torch.Tensor, num_nodes: int) -> float:
@@ -112,6 +113,7 @@ def describe_kg(fed: FederatedKG, *, clustering: bool = True) -> dict[str, Any]:
             ei = g.all_triples()[:, [0, 2]].t()
             entry["clustering"] = clustering_coefficient(ei, shard.num_entities)
         clients.append(entry)
+        advance()  # the open progress bar, if any
     splits: dict[str, int] = {}
     for c in clients:
         for s, n in c["triples"].items():

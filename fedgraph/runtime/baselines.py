@@ -39,6 +39,8 @@ def _load_federated(data: str | os.PathLike[str]) -> Any:
     (:func:`fedgraph.data.load_dataset`, e.g. ``"fedlu-fb15k-237-r3"``)."""
     from fedgraph.data import load_dataset, load_federated_folder
 
+    if not isinstance(data, (str, os.PathLike)):  # already loaded
+        return data
     if Path(data).is_dir():
         return load_federated_folder(data)
     return load_dataset(str(data))

@@ -27,6 +27,7 @@ from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.models.kge import MODES, KGEModel
 from fedgraph.models.losses import KGELoss, resolve_loss
 from fedgraph.models.sampling import NegativeSampler, subsampling_weights
+from fedgraph.progress import advance
 
 ExtraLoss = Callable[[KGEModel, Tensor, Tensor, str], Tensor]
 
@@ -106,6 +107,7 @@ def train_epochs(
                 optimizer.step()
                 total += value.detach().double()
                 steps += 1
+            advance()  # the open progress bar, if any
     return float(total) / max(1, steps)
 
 
@@ -260,9 +262,9 @@ class KGETrainer:
         r"""Trains until early stop; returns ``{"best_epoch", "epochs", "history"}``
         and leaves the best model loaded."""
         if resume and self.checkpoint is not None and self.checkpoint.exists():
-            self.load_state_dict(
-                torch.load(self.checkpoint, weights_only=False, map_location="cpu")
-            )
+            from fedgraph.data.checkpoint import load_checkpoint
+
+            self.load_state_dict(load_checkpoint(self.checkpoint, keys=("model",)))
         bar = None
         if self.progress:
             from tqdm.auto import tqdm

@@ -35,6 +35,8 @@ from fedgraph.federated.aggregate import merge_metric_sums
 from fedgraph.federated.base import Strategy
 from fedgraph.federated.comm import CommLedger
 from fedgraph.federated.payload import Payload
+from fedgraph.progress import progress_bar
+from fedgraph.runtime.divergence import check_replies
 from fedgraph.runtime.result import SimulationResult
 from fedgraph.runtime.transport import Transport
 
@@ -295,12 +297,14 @@ def run_federation(
         # A strategy may train a subset of the sampled clients (e.g. one client
         # per round in an agreed order): only clients with a payload are sent one.
         sampled = [c for c in sampled if c in payloads]
-        replies = _exchange(
-            ledger,
-            rnd,
-            {c: payloads[c] for c in sampled},
-            lambda p, r=rnd: transport.fit(r, p),
-        )
+        with progress_bar(f"round {rnd}: training", unit="batch", enabled=progress):
+            replies = _exchange(
+                ledger,
+                rnd,
+                {c: payloads[c] for c in sampled},
+                lambda p, r=rnd: transport.fit(r, p),
+            )
+        check_replies(rnd, replies)  # a diverged client stops the run
         strategy.aggregate_train(rnd, replies)
         merged = merge_metric_sums({c: p.metrics for c, p in replies.items()})
         entry: dict[str, Any] = {
@@ -312,9 +316,12 @@ def run_federation(
         improved, kept = False, []
         if rnd % eval_every == 0 or rnd == num_rounds:
             t1 = time.perf_counter()
-            valid, valid_clients = evaluate_clients(
-                strategy, transport, rnd, eval_split, ledger
-            )
+            with progress_bar(
+                f"round {rnd}: {eval_split}", unit="query", enabled=progress
+            ):
+                valid, valid_clients = evaluate_clients(
+                    strategy, transport, rnd, eval_split, ledger
+                )
             entry.update(
                 {
                     "eval_seconds": time.perf_counter() - t1,
@@ -376,9 +383,10 @@ def run_federation(
             assert best_strategy is not None  # kept when best_round was set
             strategy.load_state_dict(best_strategy)
             transport.restore_best()
-        res.test, res.test_clients = evaluate_clients(
-            strategy, transport, res.best_round, "test", ledger
-        )
+        with progress_bar("test", unit="query", enabled=progress):
+            res.test, res.test_clients = evaluate_clients(
+                strategy, transport, res.best_round, "test", ledger
+            )
     res.comm = ledger.totals()
     res.comm_per_round = ledger.per_round()
     return res

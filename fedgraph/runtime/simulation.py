@@ -13,7 +13,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from fedgraph.data.io import atomic_torch_save
+from fedgraph.data.checkpoint import (
+    CheckpointError,
+    load_checkpoint,
+    save_checkpoint,
+)
 from fedgraph.federated.base import Client, Strategy
 from fedgraph.federated.comm import CommLedger
 from fedgraph.runtime.loop import (
@@ -26,6 +30,10 @@ from fedgraph.runtime.result import SimulationResult
 from fedgraph.runtime.transport import InProcessTransport
 
 LAST, BEST = "last.pt", "best.pt"
+LAST_KEYS = ("round", "finished", "best_value", "bad", "models", "ledger", "rng")
+RESUME_HINT = (
+    "restore it from a copy, or delete {} and resume to train again from round 1"
+)
 
 
 def _rng_state() -> dict[str, Any]:
@@ -50,11 +58,28 @@ def _models_state(strategy: Strategy, clients: Mapping[int, Client]) -> dict[str
 
 
 def _load_models_state(
-    state: Mapping[str, Any], strategy: Strategy, clients: Mapping[int, Client]
+    state: Mapping[str, Any],
+    strategy: Strategy,
+    clients: Mapping[int, Client],
+    path: Path | None = None,
 ) -> None:
-    strategy.load_state_dict(state["strategy"])
-    for c, cl in clients.items():
-        cl.load_state_dict(state["clients"][c])
+    saved = sorted(state["clients"])
+    if clients and saved != sorted(clients):
+        raise CheckpointError(
+            f"checkpoint {path} holds clients {saved} but this federation has "
+            f"{sorted(clients)}; resume on the dataset the run trained on"
+        )
+    try:
+        strategy.load_state_dict(state["strategy"])
+        for c, cl in clients.items():
+            cl.load_state_dict(state["clients"][c])
+    except (RuntimeError, KeyError, TypeError) as exc:
+        # another dimension, dataset or algorithm than the run that wrote it
+        first = str(exc).strip().splitlines()[0]
+        raise CheckpointError(
+            f"checkpoint {path} does not fit this run's models ({first}); "
+            "resume with the settings that wrote it"
+        ) from None
 
 
 def checkpoint_hooks(
@@ -72,15 +97,15 @@ def checkpoint_hooks(
     def save(state: LoopState, improved: bool, kept: list[int]) -> None:
         here = [c for c in kept if c in clients]
         if improved and len(here) == len(clients):
-            atomic_torch_save(_models_state(strategy, clients), ckpt / BEST)
+            save_checkpoint(_models_state(strategy, clients), ckpt / BEST)
         elif improved or here:
             # some clients keep this round's state, the others an earlier one
-            best = torch.load(ckpt / BEST, weights_only=False, map_location="cpu")
+            best = load_checkpoint(ckpt / BEST, keys=("strategy", "clients"))
             if improved:
                 best["strategy"] = strategy.state_dict()
             for c in here:
                 best["clients"][c] = clients[c].state_dict()
-            atomic_torch_save(best, ckpt / BEST)
+            save_checkpoint(best, ckpt / BEST)
         last = {
             "round": state.round,
             "finished": state.finished,
@@ -93,11 +118,11 @@ def checkpoint_hooks(
         }
         if state.client_best:  # per-client selection (older files lack the key)
             last["client_best"] = dict(state.client_best)
-        atomic_torch_save(last, ckpt / LAST)
+        save_checkpoint(last, ckpt / LAST)
 
     def load_best() -> None:
-        best = torch.load(ckpt / BEST, weights_only=False, map_location="cpu")
-        _load_models_state(best, strategy, clients)
+        best = load_checkpoint(ckpt / BEST, keys=("strategy", "clients"))
+        _load_models_state(best, strategy, clients, ckpt / BEST)
 
     return save, load_best
 
@@ -107,8 +132,8 @@ def resume_loop_state(
 ) -> LoopState:
     r"""Restores the strategy, the clients (may be empty) and the global RNGs
     from ``last.pt``; returns the ``start`` state of the loop."""
-    last = torch.load(path, weights_only=False, map_location="cpu")
-    _load_models_state(last["models"], strategy, clients)
+    last = load_checkpoint(path, keys=LAST_KEYS, hint=RESUME_HINT.format(path.parent))
+    _load_models_state(last["models"], strategy, clients, path)
     ledger = CommLedger()
     ledger.load_state_dict(last["ledger"])
     _set_rng_state(last["rng"])

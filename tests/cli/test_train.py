@@ -276,3 +276,20 @@ def test_train_cli_rejects_an_unknown_protocol_before_writing(tmp_path, capsys):
     assert main(argv + ["--out", str(out), "--protocol", "fedx"]) == 2
     assert "`--protocol`: Could not resolve 'fedx'" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("algorithm", ["fede", "independent"])
+def test_resume_refuses_another_protocol_or_corruption(tmp_path, capsys, algorithm):
+    data = tmp_path / "fed"
+    _write_federation(data)
+    out = tmp_path / "run"
+    argv = ["train", "--data", str(data), "--algorithm", algorithm, "--out", str(out)]
+    argv += ["--rounds", "4", "--local-epochs", "1", "--dim", "8", "--eval-every", "2"]
+    argv += ["--batch-size", "32", "--num-negatives", "4", "--quiet"]
+    fede = ["--protocol", "fede", "--corrupt", "tail"]
+    assert main(argv + fede + ["--stop-after", "1"]) == 0
+    capsys.readouterr()
+    assert main(argv + ["--protocol", "fedlu", "--corrupt", "tail", "--resume"]) == 2
+    assert "eval_protocol" in capsys.readouterr().err
+    assert main(argv + ["--protocol", "fede", "--resume"]) == 2
+    assert "corrupt" in capsys.readouterr().err

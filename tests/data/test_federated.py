@@ -61,7 +61,7 @@ def test_numbered_folders_and_load_dataset_path(part, tmp_path):
 
 def test_bad_layouts(part, tmp_path):
     (part / "client1").rename(part / "client2")
-    with pytest.raises(ValueError, match="numbered 0…1"):
+    with pytest.raises(ValueError, match="missing client1/"):
         load_federated_folder(part)
     with pytest.raises(FileNotFoundError, match="no client folders"):
         load_federated_folder(tmp_path / "client0")

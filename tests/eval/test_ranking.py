@@ -113,3 +113,27 @@ def test_merged_clients_equal_pooled_queries():
     w = (ma["mrr"] * 14 + mb["mrr"] * 46) / 60
     assert merged["mrr"] == pytest.approx(w)
     assert LinkPredState.from_dict(a.to_dict()).compute() == pytest.approx(ma)
+
+
+def test_nan_and_infinite_scores_rank_last():
+    nan, inf = float("nan"), float("inf")
+    scores = torch.tensor(
+        [
+            [nan, nan, nan],  # a diverged model: last, never first
+            [1.0, nan, 2.0],  # a NaN candidate is not above the target
+            [0.0, inf, -inf],  # nor an infinite one; -inf is masked
+            [nan, 1.0, -inf],  # last among the unmasked candidates
+            [-inf, 1.0, 2.0],  # a target scored -inf: last
+        ]
+    )
+    ranks = realistic_ranks(scores, torch.tensor([0, 0, 0, 0, 0]))
+    assert ranks.tolist() == [3.0, 2.0, 1.0, 2.0, 3.0]
+
+
+def test_a_nan_model_cannot_win_by_ranking():
+    model = TransE(5, 2, 4)
+    with torch.no_grad():
+        model.entity_embedding.weight.fill_(float("nan"))
+    triples = torch.tensor([[0, 0, 1], [2, 1, 3]])
+    m = rank_triples(model, triples).compute()
+    assert m["mrr"] == pytest.approx(1 / 5) and m["hits@1"] == 0.0

@@ -1,3 +1,4 @@
+import importlib.util
 import warnings
 
 import numpy as np
@@ -113,7 +114,9 @@ def test_scatter_falls_back_to_pyg_with_warning(monkeypatch):
     assert torch.equal(out, torch.tensor([[1.0], [4.0]]))
     monkeypatch.setattr(aggregate, "_SCATTER", None)  # re-resolve next time
     monkeypatch.setattr(builtins, "__import__", real_import)
-    with warnings.catch_warnings():
+    if importlib.util.find_spec("torch_scatter") is None:
+        return  # the optional `scatter` extra is not installed: it warns again
+    with warnings.catch_warnings():  # with torch-scatter: no warning
         warnings.simplefilter("error")
         scatter_mean_rows([torch.ones(1, 1)], [torch.tensor([0])], 1)
 
@@ -123,3 +126,18 @@ def test_merge_metric_sums_is_query_weighted():
         {0: {"count": 2, "mrr_sum": 1.0}, 1: {"count": 6, "mrr_sum": 1.5}}
     )
     assert merged == {"count": 8.0, "mrr": pytest.approx(2.5 / 8)}
+
+
+def test_torch_scatter_and_the_pyg_fallback_agree(monkeypatch):
+    ts = pytest.importorskip(
+        "torch_scatter",
+        reason="torch-scatter (the optional `scatter` extra) is not installed",
+    )
+    from torch_geometric.utils import scatter as pyg_scatter
+
+    g = torch.Generator().manual_seed(0)
+    src = torch.randn(50, 4, generator=g)
+    index = torch.randint(0, 7, (50,), generator=g)
+    a = ts.scatter(src, index, dim=0, dim_size=9, reduce="sum")
+    b = pyg_scatter(src, index, dim=0, dim_size=9, reduce="sum")
+    assert torch.allclose(a, b)

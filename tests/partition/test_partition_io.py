@@ -219,3 +219,19 @@ def test_register_another_kind(tmp_path):
             load_partition(path)
     finally:
         del KINDS["toy"]
+
+
+def test_overwrite_replaces_only_a_fedgraph_partition(saved, fed, tmp_path):
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "thesis.tex").write_text("x")
+    with pytest.raises(ValueError, match="no META.json"):
+        save_partition(fed, other, overwrite=True)
+    assert (other / "thesis.tex").read_text() == "x"
+    (saved / "client0" / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="client0/notes.txt"):
+        save_partition(fed, saved, overwrite=True)
+    assert (saved / "client0" / "notes.txt").read_text() == "mine"
+    (other / "META.json").write_text('{"format": "someone.else"}')
+    with pytest.raises(ValueError, match="META.json is not fedgraph's"):
+        save_partition(fed, other, overwrite=True)

@@ -27,6 +27,7 @@ disable the other, and a test can ``monkeypatch`` either.
 
 from __future__ import annotations
 
+import logging
 import os
 import warnings
 from collections.abc import Callable
@@ -100,6 +101,12 @@ class KernelSet:
 
     def _compiled(self) -> dict[str, Kernel]:
         if self.namespace["_KERNELS"] is None:
+            logging.getLogger("fedgraph").info(
+                "compiling the %s kernels (torch.compile, once per process: "
+                "seconds on an idle CPU, minutes on a busy one; "
+                "FEDGRAPH_COMPILE=0 skips it)",
+                self.label,
+            )
             self.namespace["_KERNELS"] = {
                 name: torch.compile(fn, dynamic=True)
                 for name, fn in self.kernels.items()

@@ -13,6 +13,7 @@ from typing import Any
 
 import torch
 
+from fedgraph.data.checkpoint import save_checkpoint
 from fedgraph.federated.base import Strategy
 from fedgraph.runtime.flower.config import FlowerRunSettings
 from fedgraph.runtime.flower.transport import GridTransport
@@ -69,7 +70,9 @@ def write_outputs(
         },
     )
     round_ = res.best_round if res.test else res.rounds
-    torch.save({"round": round_, "strategy": strategy.state_dict()}, out / "server.pt")
+    save_checkpoint(
+        {"round": round_, "strategy": strategy.state_dict()}, out / "server.pt"
+    )
     return path
 
 

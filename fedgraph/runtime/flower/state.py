@@ -180,7 +180,9 @@ def restore_snapshot(
             f"(rounds there: {have or 'none'}); the node's `state-dir` and the "
             "run config's `run-name` must be those of the interrupted run."
         )
-    snap = torch.load(usable[-1][1], weights_only=False)
+    from fedgraph.data.checkpoint import load_checkpoint
+
+    snap = load_checkpoint(usable[-1][1], keys=("round", "states"))
     for name, (state, meta) in snap["states"].items():
         save_state(records, name, state, **meta)
     return int(snap["round"])

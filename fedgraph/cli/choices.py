@@ -1,0 +1,40 @@
+r"""The names the command line offers, without importing torch.
+
+``fedgraph --help`` and every sub-command's parser are built from these
+tuples, so that the command line answers before the runtime is imported;
+``tests/cli/test_help.py`` checks each against the registry it mirrors.
+"""
+
+from __future__ import annotations
+
+#: :data:`fedgraph.federated.kge_setup.kge_algorithms`, sorted
+KGE_ALGORITHMS = ("fede", "fedec", "fedep", "fedlu", "fedprox", "feds")
+#: the single-KG baselines of ``fedgraph train``
+BASELINES = ("independent", "centralized")
+#: :data:`fedgraph.models.kge.models`, normalised names
+KGE_MODELS = ("transe", "distmult", "complex", "rotate")
+#: :data:`fedgraph.models.losses.losses`, as the resolver reads them
+KGE_LOSSES = ("nssa", "sigmoid-ns", "margin-ranking")
+#: :data:`fedgraph.runtime.loop.SELECTIONS`
+SELECTIONS = ("weighted", "per-client")
+#: :data:`fedgraph.eval.protocol.protocols`, sorted
+EVAL_PROTOCOLS = ("fede", "fedlu")
+#: the partitioners' short names (:func:`fedgraph.cli.partition._strategies`)
+PARTITIONERS = ("relation", "spectral", "rdf-type")
+
+
+def normalized(text: str) -> str:
+    r"""``text`` lower-cased without ``-`` and ``_`` (the registries' matching)."""
+    return text.lower().replace("-", "").replace("_", "")
+
+
+__all__ = [
+    "KGE_ALGORITHMS",
+    "BASELINES",
+    "KGE_MODELS",
+    "KGE_LOSSES",
+    "SELECTIONS",
+    "PARTITIONERS",
+    "EVAL_PROTOCOLS",
+    "normalized",
+]

@@ -1,0 +1,90 @@
+r"""The command line answers fast (no torch import), documents every option,
+and offers the names its registries hold."""
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fedgraph.cli import choices
+from fedgraph.cli.main import build_parser
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _subparsers(parser):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            yield from action.choices.items()
+
+
+def test_every_option_of_every_subcommand_has_help():
+    missing = []
+    for name, sub in _subparsers(build_parser()):
+        for action in sub._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            if not (action.help or "").strip():
+                missing.append(
+                    f"{name} {'/'.join(action.option_strings) or action.dest}"
+                )
+    assert not missing, f"options without help: {missing}"
+
+
+def test_model_and_loss_show_their_choices(capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["train", "--help"])
+    out = capsys.readouterr().out
+    assert "{transe,distmult,complex,rotate}" in out
+    assert "{nssa,sigmoid-ns,margin-ranking}" in out
+
+
+def test_cli_choices_are_the_registries():
+    from fedgraph.cli.partition import _strategies
+    from fedgraph.eval.protocol import protocols
+    from fedgraph.federated.kge_setup import kge_algorithms
+    from fedgraph.models.kge import models
+    from fedgraph.models.losses import losses, resolve_loss
+    from fedgraph.registry import normalize_name
+    from fedgraph.runtime.loop import SELECTIONS
+
+    assert choices.KGE_ALGORITHMS == tuple(sorted(kge_algorithms))
+    assert choices.KGE_MODELS == tuple(normalize_name(m.__name__) for m in models)
+    assert [type(resolve_loss(n)) for n in choices.KGE_LOSSES] == losses
+    assert choices.SELECTIONS == SELECTIONS
+    assert choices.PARTITIONERS == tuple(_strategies())
+    assert choices.EVAL_PROTOCOLS == tuple(sorted(protocols))
+
+
+def test_model_names_ignore_case_and_dashes():
+    args = build_parser().parse_args(
+        ["train", "d", "--algorithm", "fede", "--out", "o", "--model", "TransE"]
+    )
+    assert args.model == "transe"
+
+
+def _python(*args):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, env=env, check=False
+    )
+
+
+@pytest.mark.parametrize(
+    "argv", [["--version"], ["--help"], ["train", "--help"], ["partition", "--help"]]
+)
+def test_help_and_version_import_no_torch(argv):
+    res = _python("-X", "importtime", "-m", "fedgraph", *argv)
+    assert res.returncode == 0, res.stderr
+    imported = [line.split("|")[-1].strip() for line in res.stderr.splitlines()]
+    assert not [m for m in imported if m.split(".")[0] in ("torch", "numpy")]
+
+
+def test_python_dash_m_fedgraph_runs_the_cli():
+    res = _python("-m", "fedgraph", "--version")
+    assert res.returncode == 0 and res.stdout.strip() == "0.1.0"
+    res = _python("-m", "fedgraph", "train", "--batch-size", "0")
+    assert res.returncode == 2 and "Traceback" not in res.stderr
