@@ -59,11 +59,13 @@ def baseline_status(run: Path) -> str | None:
 
 
 def status(run: Path) -> str | None:
-    r"""One line on ``run``, or ``None`` if it has no ``progress.json`` (nor,
-    for a baseline, ``trainerK.pt``)."""
+    r"""One line on ``run`` (a baseline: :func:`baseline_status`), or
+    ``None`` if it has no ``progress.json`` nor ``trainerK.pt``."""
+    if any(run.glob("trainer*.pt")):  # a baseline run
+        return baseline_status(run)
     progress = run / "progress.json"
     if not progress.exists():
-        return baseline_status(run)
+        return None
     with open(progress) as f:
         hist = json.load(f)["history"]
     if not hist:
