@@ -1,5 +1,5 @@
 r"""Seconds per evaluation + backward of FedEC's contrastive term on one
-client's entity table: :func:`fedgraph.federated.kge_client.contrastive_term`
+client's entity table: :func:`fedgraph.federated.kge.client.contrastive_term`
 (one pass against the per-round direction, closed-form backward) against the
 two :func:`~torch.nn.functional.cosine_similarity` calls it replaced, and
 FedProx's per-entity-mean proximal term for scale. Also prints each form's
@@ -48,12 +48,12 @@ def main() -> None:
     a = p.parse_args()
     torch.set_num_threads(a.threads)
 
-    from fedgraph.federated.kge_client import (
+    from fedgraph.federated.kge.fedec import (
         _MeanCosineGap,
         contrastive_direction,
         contrastive_term,
-        proximal_term,
     )
+    from fedgraph.federated.kge.fedprox import proximal_term
 
     gen = torch.Generator().manual_seed(0)
     w = (0.04 * torch.randn(a.entities, a.dim, generator=gen)).requires_grad_()

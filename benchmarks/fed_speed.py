@@ -82,7 +82,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     from fedgraph.data import load_dataset
     from fedgraph.eval.ranking import rank_triples
-    from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
+    from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
 
     with Clock() as t_load:
         fed = load_dataset(args.data)

@@ -29,7 +29,7 @@ import torch
 
 def main(argv: list[str] | None = None) -> int:
     from fedgraph.cli.train import _load_federation, _parse_set
-    from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
+    from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
     from fedgraph.runtime import run_simulation
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

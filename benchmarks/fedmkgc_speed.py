@@ -20,7 +20,6 @@ import torch
 from fedgraph.data import entity_titles, read_dbp5l
 from fedgraph.data.root import get_data_root
 from fedgraph.eval import encode_all_entities
-from fedgraph.federated.fedmkgc_runner import compact_relations, load_text_model
 from fedgraph.models.text import (
     BiEncoder,
     EntityTokens,
@@ -28,6 +27,7 @@ from fedgraph.models.text import (
     add_inverse_triples,
     train_bi_encoder_epoch,
 )
+from fedgraph.runtime.fedmkgc_runner import compact_relations, load_text_model
 
 
 def main() -> None:

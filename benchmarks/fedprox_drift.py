@@ -23,8 +23,8 @@ import torch
 
 def main(argv: list[str] | None = None) -> int:
     from fedgraph.cli.train import _load_federation
-    from fedgraph.federated.kge_client import proximal_term
-    from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
+    from fedgraph.federated.kge.fedprox import proximal_term
+    from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
     from fedgraph.models.kge import MODES
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -99,7 +99,7 @@ def shared_vs_per_positive(a) -> dict:
     r"""Accuracy effect of shared negatives: the same KGETrainer run on one
     KG folder (``--accuracy``) with K negatives per positive vs K per batch."""
     from fedgraph.data import load_dataset
-    from fedgraph.runtime.kge_trainer import KGETrainer
+    from fedgraph.training.kge_trainer import KGETrainer
 
     kg = load_dataset(a.accuracy)
     out = {}

@@ -45,7 +45,7 @@ from torch import Tensor
 from fedgraph.models.kge import MODES, resolve_model
 from fedgraph.models.sampling import NegativeSampler, triple_keys
 from fedgraph.runtime.baselines import _load_federated
-from fedgraph.runtime.kge_trainer import KGETrainer
+from fedgraph.training.kge_trainer import KGETrainer
 
 REGIMES = ("shared", "per-positive", "frozen", "frozen-shared")
 

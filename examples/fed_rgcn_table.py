@@ -16,7 +16,7 @@ import torch
 
 from fedgraph.data.io import atomic_write_json
 from fedgraph.data.rdf_entities import load_rdf
-from fedgraph.federated.rgcn_runner import METHODS, run_fed_rgcn
+from fedgraph.runtime.rgcn_runner import METHODS, run_fed_rgcn
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ partitions (``fedlu-{r3,c3}-METHOD-transe.json``) with FedLU's Table 1
 (weighted test MRR, %); the second is FedLU §5.3's unlearning table (Hits@1,
 %) from ``fedlu-c3-fedlu-unlearn-transe.json``; the third compares FedS with
 FedEP on R10 (``fedlu-r10-{fedep,feds}-transe.json``) in FedS's
-communication metrics (:func:`fedgraph.federated.feds_metrics.feds_metrics`),
+communication metrics (:func:`fedgraph.eval.feds_metrics.feds_metrics`),
 once FedEP's run is there. They are pasted verbatim into ``docs/results.md``,
 and ``tests/eval/test_results_tables.py`` fails when the document and the
 files disagree.
@@ -176,7 +176,7 @@ def _ratio(x: float | None) -> str:
 def feds_table(results: Path) -> str | None:
     r"""Markdown: FedS against FedEP on R10 (FedS §IV-B's metrics, relative to
     FedEP), with the published numbers; ``None`` until FedEP's run is there."""
-    from fedgraph.federated.feds_metrics import feds_metrics
+    from fedgraph.eval.feds_metrics import feds_metrics
 
     base = _load(results / "fedlu-r10-fedep-transe.json")
     if base is None:

@@ -28,7 +28,7 @@ import torch
 
 from fedgraph.data import KnowledgeGraph, read_dbp5l
 from fedgraph.data.root import get_data_root
-from fedgraph.federated.fedmkgc_runner import (
+from fedgraph.runtime.fedmkgc_runner import (
     MKGCSettings,
     build_fedmkgc,
     compact_relations,

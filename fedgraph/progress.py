@@ -4,7 +4,7 @@ and every chunk of ranked queries.
 A caller that wants to show progress opens :func:`progress_bar` around a
 step (the round loop around each round's training and evaluation, the
 command line around ``fuse``, ``unlearn``, ``stats``); the work inside calls
-:func:`advance` (:func:`~fedgraph.runtime.kge_trainer.train_epochs` per batch,
+:func:`advance` (:func:`~fedgraph.training.kge_trainer.train_epochs` per batch,
 :func:`~fedgraph.eval.rank_triples` per chunk of queries). Without an open
 bar :func:`advance` does nothing, so library code pays one function call.
 """

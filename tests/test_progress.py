@@ -27,7 +27,7 @@ def test_training_batches_and_ranked_queries_move_the_bar(monkeypatch):
     from fedgraph.models.kge import TransE
     from fedgraph.models.losses import resolve_loss
     from fedgraph.models.sampling import NegativeSampler
-    from fedgraph.runtime.kge_trainer import train_epochs
+    from fedgraph.training.kge_trainer import train_epochs
 
     torch.manual_seed(0)
     model = TransE(6, 2, 4)

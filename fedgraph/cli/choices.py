@@ -7,8 +7,11 @@ tuples, so that the command line answers before the runtime is imported;
 
 from __future__ import annotations
 
-#: :data:`fedgraph.federated.kge_setup.kge_algorithms`, sorted
-KGE_ALGORITHMS = ("fede", "fedec", "fedep", "fedlu", "fedprox", "feds")
+from fedgraph.declared import declared
+
+#: the registry's KGE algorithms, sorted (read from the family modules'
+#: declarations without importing them: :func:`fedgraph.declared.declared`)
+KGE_ALGORITHMS = tuple(a["name"] for a in declared("kge"))
 #: the single-KG baselines of ``fedgraph train``
 BASELINES = ("independent", "centralized")
 #: :data:`fedgraph.models.kge.models`, normalised names

@@ -105,14 +105,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from fedgraph.cli.train import load_trained_run
     from fedgraph.eval import write_results
-    from fedgraph.federated.fusion import (
+    from fedgraph.federated.kge.fusion import (
         FusionSettings,
         fuse_and_evaluate,
         load_single_model,
         single_model_settings,
     )
+    from fedgraph.runtime.trained import load_trained_run
 
     if args.threads > 0:
         torch.set_num_threads(args.threads)

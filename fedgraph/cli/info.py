@@ -39,7 +39,7 @@ def describe(
     from fedgraph.data import load_folder, resolve_dataset
     from fedgraph.data.federated import federated_stats
     from fedgraph.data.load import is_folder_query
-    from fedgraph.partition.shard import FederatedKG
+    from fedgraph.data.shard import FederatedKG
 
     path = Path(name)
     if is_folder_query(name):

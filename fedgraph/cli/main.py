@@ -30,6 +30,7 @@ COMMANDS: list[str] = [
     "info",
     "unlearn",
     "fuse",
+    "algorithms",
 ]
 
 

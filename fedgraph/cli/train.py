@@ -1,4 +1,4 @@
-r"""``fedgraph train --data DATASET_OR_DIR --algorithm NAME --model NAME --out DIR``.
+r"""``fedgraph train DATASET --algorithm NAME --model NAME --out DIR``.
 
 Federated algorithms run on :func:`fedgraph.runtime.run_simulation` with a
 checkpoint in ``DIR/checkpoints`` after every round (``--resume`` continues a
@@ -13,12 +13,11 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from fedgraph.cli.choices import (
     BASELINES,
     EVAL_PROTOCOLS,
-    KGE_ALGORITHMS,
     KGE_LOSSES,
     KGE_MODELS,
     SELECTIONS,
@@ -29,12 +28,32 @@ from fedgraph.cli.options import count, fraction, non_negative, positive, real
 #: ``--corrupt`` choice -> corruption modes of training
 CORRUPTIONS = {"both": ("head-batch", "tail-batch"), "tail": ("tail-batch",)}
 
+#: Defaults that differ by family: KGE (FedLU's settings), R-GCN (FedAlign's).
+FAMILY_DEFAULTS = {
+    "kge": {"rounds": 200, "local_epochs": 3, "dim": 256, "lr": 1e-4},
+    "rgcn": {"rounds": 20, "local_epochs": 5, "dim": 16, "lr": 0.1},
+}
 
-def _algorithms() -> list[str]:
-    return list(KGE_ALGORITHMS) + list(BASELINES)
+
+def _algorithms(family: str = "kge") -> list[str]:
+    r"""The algorithms of ``family`` in the registry (read without importing
+    them, so without torch: :func:`fedgraph.declared.declared`), plus the
+    KGE baselines."""
+    from fedgraph.declared import declared
+
+    names = [a["name"] for a in declared(family)]
+    return names + (list(BASELINES) if family == "kge" else [])
+
+
+def _family(args: argparse.Namespace) -> str:
+    r"""``rgcn`` for ``--model rgcn`` (node classification on an RDF graph),
+    else ``kge``."""
+    return "rgcn" if str(args.model).lower() == "rgcn" else "kge"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from fedgraph.declared import settings_help
+
     p = sub.add_parser(
         "train",
         help="train a federated (or baseline) KGE model",
@@ -61,27 +80,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--algorithm",
         required=True,
-        help=f"one of {', '.join(_algorithms())}",
+        help=f"KGE: one of {', '.join(_algorithms())}; R-GCN (--model rgcn): "
+        f"one of {', '.join(_algorithms('rgcn'))}",
     )
     p.add_argument(
         "--model",
         type=normalized,
-        choices=KGE_MODELS,
+        choices=(*KGE_MODELS, "rgcn"),
         default="transe",
-        help="KGE model (default: transe)",
+        help="KGE model, or rgcn: node classification on an RDF graph (DATASET "
+        "aifb|mutag|bgs|am, or a saved RDF partition) partitioned by node-type "
+        "sampling (default: transe)",
     )
     p.add_argument("--out", required=True, type=Path, help="output folder")
     p.add_argument(
         "--rounds",
         type=positive,
-        default=200,
-        help="max rounds (baselines: max epochs) (default: 200)",
+        default=None,
+        help="max rounds (baselines: max epochs) (default: 200; R-GCN: 20)",
     )
     p.add_argument(
         "--local-epochs",
         type=positive,
-        default=3,
-        help="epochs each client trains per round (default: 3)",
+        default=None,
+        help="epochs each client trains per round (default: 3; R-GCN: 5)",
     )
     p.add_argument(
         "--batch-size",
@@ -96,10 +118,31 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="negatives per positive (default: 256)",
     )
     p.add_argument(
-        "--dim", type=positive, default=256, help="embedding dimension (default: 256)"
+        "--dim",
+        type=positive,
+        default=None,
+        help="embedding dimension (default: 256; R-GCN: hidden width 16)",
     )
     p.add_argument(
-        "--lr", type=real(0.0), default=1e-4, help="Adam learning rate (default: 1e-4)"
+        "--lr",
+        type=real(0.0),
+        default=None,
+        help="learning rate, Adam (default: 1e-4; R-GCN: SGD 0.1)",
+    )
+    p.add_argument(
+        "--num-bases", type=positive, default=100, help="R-GCN bases (default: 100)"
+    )
+    p.add_argument(
+        "--clients",
+        type=positive,
+        default=10,
+        help="R-GCN on a named RDF graph: number of clients (default: 10)",
+    )
+    p.add_argument(
+        "--num-types",
+        type=positive,
+        default=6,
+        help="R-GCN on a named RDF graph: node types per client (default: 6)",
     )
     p.add_argument(
         "--gamma", type=float, default=9.0, help="score margin γ (default: 9.0)"
@@ -184,12 +227,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="an algorithm's own setting (KGESettings.extra; repeatable): "
-        "fedlu: mu_distill (2.0), distill_schedule (always | gated), "
-        "distill_wait (20), distill_tol (0.001), local_init (global | own), "
-        "global_relations (shared | own: an ablation); "
-        "feds: p (0.4), "
-        "sync_interval (4); fedprox: proximal_reduction (sum | entity-mean)",
+        help="an algorithm's own setting (repeatable; default; allowed values; "
+        "`fedgraph algorithms` explains each): " + settings_help(),
     )
     p.add_argument(
         "--per-positive-negatives",
@@ -243,30 +282,15 @@ def dataset_argument(args: argparse.Namespace) -> str:
 
 
 def _parse_set(items: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"`--set` expects KEY=VALUE (got {item!r})")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
+    from fedgraph.federated.algorithms import parse_assignments
+
+    return parse_assignments(items, "`--set`")
 
 
 def _load_federation(data: str, root: Path | None = None) -> Any:
-    from fedgraph.data import load_dataset
-    from fedgraph.partition.shard import FederatedKG
+    from fedgraph.runtime.trained import load_kge_federation
 
-    fed = load_dataset(Path(data) if Path(data).is_dir() else data, root=root)
-    if not isinstance(fed, FederatedKG):
-        raise ValueError(
-            f"DATASET {data!r} is not a federated dataset (it is a "
-            f"{type(fed).__name__}): make one with `fedgraph partition {data} "
-            "--strategy relation --clients 3 --out DIR`, then `fedgraph train DIR …`"
-        )
-    return fed
+    return load_kge_federation(data, root)
 
 
 def configure_clients(
@@ -277,8 +301,9 @@ def configure_clients(
     subsampling: bool = True,
 ) -> None:
     r"""Sets every client's evaluation ``protocol``
-    (:class:`~fedgraph.eval.protocol.EvalProtocol`), training corruption
-    ``modes`` and, with ``subsampling=False``, drops its frequency weights."""
+    (:class:`~fedgraph.eval.protocol.EvalProtocol` or its name), training
+    corruption ``modes`` and, with ``subsampling=False``, drops its frequency
+    weights."""
     for client in clients.values():
         client.use_protocol(protocol)
         client.modes = tuple(modes)
@@ -286,84 +311,13 @@ def configure_clients(
             client.weights = None
 
 
-class TrainedRun(NamedTuple):
-    r"""A ``fedgraph train`` run rebuilt by :func:`load_trained_run`."""
+def __getattr__(name: str) -> Any:
+    # moved to the library (fedgraph.runtime.trained); old imports keep working
+    if name in ("TrainedRun", "load_trained_run"):
+        from fedgraph.runtime import trained
 
-    meta: dict[str, Any]  #: the run's recorded settings (``progress.json``)
-    settings: Any  #: its :class:`~fedgraph.federated.kge_setup.KGESettings`
-    fed: Any  #: the federated dataset
-    strategy: Any
-    clients: dict[int, Any]
-    which_round: str  #: e.g. ``"round 60 (best valid)"``
-
-
-def load_trained_run(
-    run_dir: Path,
-    which: str = "best",
-    *,
-    data: str | None = None,
-    algorithms: tuple[str, ...] | None = None,
-    device: str = "cpu",
-) -> TrainedRun:
-    r"""A ``fedgraph train`` run rebuilt from its folder, the strategy and
-    clients holding the ``which`` checkpoint (``"best"``: the best validation
-    round, the one the run tested; ``"last"``). ``data`` replaces the dataset
-    the run recorded (a moved folder); ``algorithms`` limits the runs
-    accepted; the clients are rebuilt on ``device`` whatever device the run
-    trained on."""
-    from fedgraph.data.checkpoint import CheckpointError, load_checkpoint
-    from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
-
-    meta_file = run_dir / "progress.json"
-    if not meta_file.is_file():
-        raise FileNotFoundError(
-            f"{meta_file} not found: is `{run_dir}` a `fedgraph train` run?"
-        )
-    progress = json.loads(meta_file.read_text())
-    meta = progress["settings"]
-    algorithm = meta.get("algorithm")
-    if algorithms is not None and algorithm not in algorithms:
-        raise ValueError(
-            f"`{run_dir}` is a {algorithm!r} run, not one of {list(algorithms)}"
-        )
-    ckpt = run_dir / "checkpoints" / f"{which}.pt"
-    if not ckpt.is_file():
-        raise FileNotFoundError(
-            f"{ckpt} not found (run longer, or pass --checkpoint last)"
-        )
-    state = load_checkpoint(ckpt, keys=("models",) if which == "last" else ())
-    if which == "last":
-        which_round = f"round {state['round']} (last)"
-        state = state["models"]
-    else:
-        evald = [h for h in progress.get("history", []) if "valid" in h]
-        top = max(evald, key=lambda h: h["valid"]["mrr"]) if evald else {"round": "?"}
-        which_round = f"round {top['round']} (best valid)"
-    keys = KGESettings.__dataclass_fields__
-    settings = KGESettings(
-        **{**{k: meta[k] for k in keys if k in meta}, "device": device}
-    )
-    fed = _load_federation(meta["data"] if data is None else data)
-    strategy, clients = build_kge_federation(algorithm, fed, settings)
-    recorded = meta.get("protocol", {})
-    if "name" in recorded:  # a run recording no protocol name ran FedLU's
-        configure_clients(
-            clients,
-            recorded["name"],
-            CORRUPTIONS[meta.get("corrupt", "both")],
-            subsampling=meta.get("subsampling", True),
-        )
-    try:
-        strategy.load_state_dict(state["strategy"])
-        for c, cl in clients.items():
-            cl.load_state_dict(state["clients"][c])
-    except (RuntimeError, KeyError, TypeError) as exc:
-        first = str(exc).strip().splitlines()[0]
-        raise CheckpointError(
-            f"checkpoint {ckpt} does not fit the run's models on this dataset "
-            f"({first}); is `--data` the partition the run trained on?"
-        ) from None
-    return TrainedRun(meta, settings, fed, strategy, clients, which_round)
+        return getattr(trained, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _is_run(out: Path) -> bool:
@@ -376,26 +330,75 @@ def _is_run(out: Path) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    import torch
-
-    from fedgraph.data.io import atomic_write_json
-    from fedgraph.eval.unseen import check_unseen
-    from fedgraph.federated.kge_setup import (
-        KGESettings,
-        algorithm_settings,
-        build_kge_federation,
-        check_extra,
-        extra_settings,
-    )
-    from fedgraph.registry import resolve_device
-    from fedgraph.runtime import run_simulation
-    from fedgraph.runtime.run_record import check_resume
-
+    r"""``fedgraph train``: checks everything, then trains (a baseline or a
+    federated algorithm) and writes the run's folder."""
     args.data = dataset_argument(args)
+    family = _family(args)
+    for key, value in FAMILY_DEFAULTS[family].items():
+        if getattr(args, key, None) is None:
+            setattr(args, key, value)
+    algorithm = _check_args(args, family)
+    if args.threads > 0:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    if family == "rgcn":
+        from fedgraph.cli.train_rgcn import run_rgcn
+
+        return run_rgcn(args, algorithm)
+    given = _resume_record(args, algorithm)
+    if args.resume:
+        from fedgraph.runtime.run_record import check_resume
+
+        check_resume(args.out, given)
+    if args.resume and _report_finished(args, algorithm):
+        return 0
+    from fedgraph.eval.unseen import check_unseen
+
+    t0 = time.perf_counter()
+    fed = check_unseen(
+        _load_federation(args.data, args.root), drop=args.unseen == "drop"
+    )
+    given["num_clients"] = fed.num_clients
+    if args.resume:  # the same folder may hold another federation now
+        from fedgraph.runtime.run_record import check_resume
+
+        check_resume(args.out, given)
+    if algorithm in BASELINES:
+        return _run_baseline(args, algorithm, fed, given)
+    return _run_federated(args, algorithm, fed, t0)
+
+
+def _resume_record(args: argparse.Namespace, algorithm: str) -> dict[str, Any]:
+    r"""What changes the result: a resumed run must have been trained with it."""
+    return {
+        "algorithm": algorithm,
+        "data": str(args.data),
+        **kge_settings(args).to_dict(),
+        "unseen": args.unseen,
+        "fraction": args.fraction,
+        "eval_every": args.eval_every,
+        "patience": args.patience,
+        "selection": args.selection,
+        # the evaluation protocol and the training corruption change the result
+        "eval_protocol": normalized(args.protocol),
+        "corrupt": args.corrupt,
+        "subsampling": not args.no_subsampling,
+    }
+
+
+def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
+    r"""The normalised algorithm name, after every check that needs no data
+    (nothing is written before they pass)."""
+    from fedgraph.federated import algorithms as registry
+    from fedgraph.registry import resolve_device
+
     algorithm = normalized(args.algorithm)
-    if algorithm not in _algorithms():
+    if algorithm not in _algorithms(family):
         raise ValueError(
-            f"Could not resolve '{args.algorithm}' among choices {_algorithms()}"
+            f"Could not resolve '{args.algorithm}' among choices "
+            f"{_algorithms(family)}"
+            + (" (R-GCN: --model rgcn)" if family == "kge" else "")
         )
     resolve_device(args.device, "`--device`")
     from fedgraph.eval.protocol import resolve_protocol
@@ -404,27 +407,28 @@ def run(args: argparse.Namespace) -> int:
         protocol = resolve_protocol(args.protocol)
     except ValueError as exc:
         raise ValueError(f"`--protocol`: {exc}") from None
-    evaluate_with = args.evaluate_with or protocol.model_scored
-    modes = CORRUPTIONS[args.corrupt]
+    args.protocol = protocol.name
+    if args.evaluate_with is None:
+        args.evaluate_with = protocol.model_scored
     if args.selection != "weighted" and algorithm in BASELINES:
         raise ValueError(
             f"`--selection {args.selection}` applies to federated algorithms; "
             f"{algorithm} trains each model with its own early stopping"
         )
-    if args.selection != "weighted" and evaluate_with != "local":
+    if args.selection != "weighted" and args.evaluate_with != "local":
         raise ValueError(
             f"`--selection {args.selection}` needs `--evaluate-with local` (each "
             "client tested on its own tables of its own best round)"
         )
     extra = _parse_set(args.set)
-    try:  # before anything is written: a mistyped key is not silently ignored
-        check_extra(extra, algorithm)
-        if algorithm in extra_settings:  # and values of the right type
-            algorithm_settings(algorithm, extra)
+    try:  # a mistyped key or a wrong value is never silently ignored
+        if algorithm in BASELINES:
+            for key in extra:
+                raise ValueError(f"{algorithm} has no setting {key!r}")
+        else:
+            registry.get(algorithm, family).parse(extra)
     except ValueError as exc:
         raise ValueError(f"`--set`: {exc}") from None
-    if args.threads > 0:
-        torch.set_num_threads(args.threads)
     out: Path = args.out
     if out.exists() and not out.is_dir():
         raise ValueError(f"`--out` {out} is a file, not a folder")
@@ -435,8 +439,15 @@ def run(args: argparse.Namespace) -> int:
             f"`--out` {out} is not a `fedgraph train` run (no progress.json, "
             "checkpoints/ or trainer*.pt): nothing to resume; pick another `--out`"
         )
-    command = args.command_line
-    settings = KGESettings(
+    return algorithm
+
+
+def kge_settings(args: argparse.Namespace) -> Any:
+    r"""The :class:`~fedgraph.federated.kge.setup.KGESettings` of the
+    command line."""
+    from fedgraph.federated.kge.setup import KGESettings
+
+    return KGESettings(
         model=args.model,
         dim=args.dim,
         gamma=args.gamma,
@@ -448,97 +459,91 @@ def run(args: argparse.Namespace) -> int:
         proximal_mu=args.proximal_mu,
         contrastive_mu=args.contrastive_mu,
         temperature=args.temperature,
-        evaluate_with=evaluate_with,
+        evaluate_with=args.evaluate_with,
         loss=args.loss,
         shared_negatives=not args.per_positive_negatives,
-        extra=extra,
+        extra=_parse_set(args.set),
         device=args.device,
     )
-    # what changes the result: a resumed run must have been trained with it
-    given = {
-        "algorithm": algorithm,
-        "data": str(args.data),
-        **settings.to_dict(),
-        "unseen": args.unseen,
-        "fraction": args.fraction,
-        "eval_every": args.eval_every,
-        "patience": args.patience,
-        "selection": args.selection,
-        # the evaluation protocol and the training corruption change the result
-        "eval_protocol": protocol.name,
-        "corrupt": args.corrupt,
-        "subsampling": not args.no_subsampling,
-    }
-    if args.resume:
-        check_resume(out, given)
-    finished = out / "results.json"
-    if args.resume and finished.exists() and algorithm not in BASELINES:
-        # a finished run: its best round was tested and its results written;
-        # resuming it would only repeat the test pass
-        done = json.loads(finished.read_text())
-        ran = done.get("settings", {}).get("algorithm")
-        if ran != algorithm:
-            raise ValueError(
-                f"`--out` {out} holds a finished {ran!r} run, not {algorithm!r}"
-            )
-        print(
-            f"{algorithm} run in {out} already finished at round {done['rounds']} "
-            f"(best round {done.get('best_round')}): test mrr "
-            f"{done['weighted']['mrr']:.4f}; {finished} left as written"
+
+
+def _report_finished(args: argparse.Namespace, algorithm: str) -> bool:
+    r"""``--resume`` on a finished federated run: its best round was tested
+    and its results written (resuming would only repeat the test pass), so
+    print them and leave the folder as it is."""
+    finished = args.out / "results.json"
+    if not finished.exists() or algorithm in BASELINES:
+        return False
+    done = json.loads(finished.read_text())
+    ran = done.get("settings", {}).get("algorithm")
+    if ran != algorithm:
+        raise ValueError(
+            f"`--out` {args.out} holds a finished {ran!r} run, not {algorithm!r}"
         )
-        return 0
-    progress_path = out / "progress.json"
-    t0 = time.perf_counter()
-    fed = check_unseen(
-        _load_federation(args.data, args.root), drop=args.unseen == "drop"
+    print(
+        f"{algorithm} run in {args.out} already finished at round {done['rounds']} "
+        f"(best round {done.get('best_round')}): test mrr "
+        f"{done['weighted']['mrr']:.4f}; {finished} left as written"
     )
-    given["num_clients"] = fed.num_clients
-    if args.resume:  # the same folder may hold another federation now
-        check_resume(out, given)
-    if algorithm in BASELINES:  # the KGE core's trainer, same results format
-        from fedgraph.runtime.baselines import run_baseline
+    return True
 
-        if not progress_path.exists():  # the record ``--resume`` compares with
-            record = {**given, "command": command, "rounds_max": args.rounds}
-            atomic_write_json(progress_path, {"settings": record, "history": []})
 
-        res = run_baseline(
-            fed,
-            setting=algorithm,
-            model=args.model,
-            hidden_channels=args.dim,
-            gamma=args.gamma,
-            out=out,
-            command=command,
-            protocol=protocol,
-            loss=args.loss,
-            modes=modes,
-            subsampling=not args.no_subsampling,
-            lr=args.lr,
-            batch_size=args.batch_size,
-            num_negatives=args.num_negatives,
-            eval_every=args.eval_every,
-            patience=args.patience,
-            max_epochs=args.rounds,
-            seed=args.seed,
-            progress=not args.quiet,
-            shared_negatives=not args.per_positive_negatives,
-            device=args.device,
-        )
-        w = res["weighted"]
-        print(
-            f"{algorithm} on {args.data}: test mrr {w['mrr']:.4f}; results in {res['path']}"
-        )
-        return 0
+def _run_baseline(
+    args: argparse.Namespace, algorithm: str, fed: Any, given: dict[str, Any]
+) -> int:
+    r"""Independent / centralized: the KGE core's trainer, same results format."""
+    from fedgraph.data.io import atomic_write_json
+    from fedgraph.runtime.baselines import run_baseline
 
-    strategy, clients = build_kge_federation(algorithm, fed, settings)
-    configure_clients(clients, protocol, modes, subsampling=not args.no_subsampling)
-    setup_seconds = time.perf_counter() - t0
-    meta = {
+    progress_path = args.out / "progress.json"
+    if not progress_path.exists():  # the record ``--resume`` compares with
+        record = {**given, "command": args.command_line, "rounds_max": args.rounds}
+        atomic_write_json(progress_path, {"settings": record, "history": []})
+    res = run_baseline(
+        fed,
+        setting=algorithm,
+        model=args.model,
+        hidden_channels=args.dim,
+        gamma=args.gamma,
+        out=args.out,
+        command=args.command_line,
+        protocol=args.protocol,
+        loss=args.loss,
+        modes=CORRUPTIONS[args.corrupt],
+        subsampling=not args.no_subsampling,
+        lr=args.lr,
+        batch_size=args.batch_size,
+        num_negatives=args.num_negatives,
+        eval_every=args.eval_every,
+        patience=args.patience,
+        max_epochs=args.rounds,
+        seed=args.seed,
+        progress=not args.quiet,
+        shared_negatives=not args.per_positive_negatives,
+        device=args.device,
+    )
+    w = res["weighted"]
+    print(
+        f"{algorithm} on {args.data}: test mrr {w['mrr']:.4f}; results in {res['path']}"
+    )
+    return 0
+
+
+def _run_meta(
+    args: argparse.Namespace,
+    algorithm: str,
+    settings: Any,
+    strategy: Any,
+    num_clients: int,
+) -> dict[str, Any]:
+    r"""The run's recorded settings (``progress.json``, ``results.json``)."""
+    from fedgraph.eval.protocol import resolve_protocol
+
+    return {
         "algorithm": algorithm,
         "data": str(args.data),
-        "num_clients": fed.num_clients,
-        "command": command,
+        "num_clients": num_clients,
+        "command": args.command_line,
         "strategy": repr(strategy),
         # the same, structured (what the strategy was built with)
         "strategy_params": strategy.get_params(),
@@ -549,13 +554,22 @@ def run(args: argparse.Namespace) -> int:
         "eval_every": args.eval_every,
         "patience": args.patience,
         "selection": args.selection,
-        "protocol": {**protocol.to_dict(), "model_scored": evaluate_with},
-        "eval_protocol": protocol.name,
+        "protocol": {
+            **resolve_protocol(args.protocol).to_dict(),
+            "model_scored": args.evaluate_with,
+        },
+        "eval_protocol": args.protocol,
         "corrupt": args.corrupt,
         "subsampling": not args.no_subsampling,
-        "threads": torch.get_num_threads(),
-        "setup_seconds": setup_seconds,
     }
+
+
+def _progress_writer(args: argparse.Namespace, meta: dict[str, Any]) -> Any:
+    r"""The ``on_round`` callback: ``progress.json`` rewritten atomically
+    after every round (and, with ``--quiet``, one line per round)."""
+    from fedgraph.data.io import atomic_write_json
+
+    progress_path = args.out / "progress.json"
     history: list[dict[str, Any]] = []
     if args.resume and progress_path.exists():
         history = json.loads(progress_path.read_text()).get("history", [])
@@ -569,16 +583,48 @@ def run(args: argparse.Namespace) -> int:
             progress_path, {"settings": meta, "history": history}, default=float
         )
         if args.quiet:
-            line = f"round {entry['round']}: {entry['train_seconds']:.0f}s train"
-            if "valid" in entry:
-                v = entry["valid"]
-                line += (
-                    f", valid mrr {v.get('mrr', float('nan')):.4f} hits@10 "
-                    f"{v.get('hits@10', float('nan')):.4f} "
-                    f"({entry['eval_seconds']:.0f}s eval)"
-                )
-            print(line, flush=True)
+            print(_round_line(entry), flush=True)
 
+    return on_round
+
+
+def _round_line(entry: dict[str, Any]) -> str:
+    line = f"round {entry['round']}: {entry['train_seconds']:.0f}s train"
+    if "accuracy" in entry.get("test", {}):  # R-GCN: FedAlign's protocol
+        return line + f", test accuracy {entry['test']['accuracy']:.4f}"
+    if "valid" in entry:
+        v = entry["valid"]
+        line += (
+            f", valid mrr {v.get('mrr', float('nan')):.4f} hits@10 "
+            f"{v.get('hits@10', float('nan')):.4f} "
+            f"({entry['eval_seconds']:.0f}s eval)"
+        )
+    return line
+
+
+def _run_federated(
+    args: argparse.Namespace, algorithm: str, fed: Any, t0: float
+) -> int:
+    r"""Builds the federation, runs it with a checkpoint every round and
+    writes ``results.json`` when it ends."""
+    import torch
+
+    from fedgraph.federated.kge.setup import build_kge_federation
+    from fedgraph.runtime import run_simulation
+
+    settings = kge_settings(args)
+    strategy, clients = build_kge_federation(algorithm, fed, settings)
+    configure_clients(
+        clients,
+        args.protocol,
+        CORRUPTIONS[args.corrupt],
+        subsampling=not args.no_subsampling,
+    )
+    setup_seconds = time.perf_counter() - t0
+    args.out.mkdir(parents=True, exist_ok=True)  # only once the run can start
+    meta = _run_meta(args, algorithm, settings, strategy, fed.num_clients)
+    meta["threads"] = torch.get_num_threads()
+    meta["setup_seconds"] = setup_seconds
     t1 = time.perf_counter()
     res = run_simulation(
         strategy,
@@ -588,18 +634,18 @@ def run(args: argparse.Namespace) -> int:
         eval_every=args.eval_every,
         patience=args.patience,
         seed=args.seed,
-        checkpoint_dir=out / "checkpoints",
+        checkpoint_dir=args.out / "checkpoints",
         resume=args.resume,
         progress=not args.quiet,
         stop_after=args.stop_after,
-        on_round=on_round,
+        on_round=_progress_writer(args, meta),
         selection=args.selection,
     )
     meta["wall_seconds_this_call"] = time.perf_counter() - t1
     if not res.test:
         print(f"stopped after round {res.rounds}; continue with --resume", flush=True)
         return 0
-    path = res.write_results(out / "results.json", settings=meta)
+    path = res.write_results(args.out / "results.json", settings=meta)
     w = res.test
     print(
         f"{algorithm} on {args.data}: test mrr {w['mrr']:.4f} hits@1 {w['hits@1']:.4f} "

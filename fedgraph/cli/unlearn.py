@@ -110,11 +110,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from fedgraph.cli.train import load_trained_run
     from fedgraph.data.io import atomic_write_json
-    from fedgraph.federated.forget import load_forget_requests
-    from fedgraph.federated.kge_setup import algorithm_settings
-    from fedgraph.federated.retrain import retrain
+    from fedgraph.federated.kge.setup import algorithm_settings
+    from fedgraph.federated.unlearning.forget import load_forget_requests
+    from fedgraph.federated.unlearning.retrain import retrain
+    from fedgraph.runtime.trained import load_trained_run
 
     if args.threads > 0:
         torch.set_num_threads(args.threads)
@@ -234,7 +234,10 @@ def _unlearn(
     r"""Evaluates the raw models, unlearns, evaluates the unlearned ones; writes
     ``out`` after each step."""
     from fedgraph.data.io import atomic_write_json
-    from fedgraph.federated.unlearn import evaluate_forgetting, unlearn_federation
+    from fedgraph.federated.unlearning.unlearn import (
+        evaluate_forgetting,
+        unlearn_federation,
+    )
 
     t0 = time.perf_counter()
     doc["raw"] = evaluate_forgetting(clients, requests)

@@ -30,13 +30,13 @@ import torch
 
 from fedgraph.data.io import factorize
 from fedgraph.data.knowledge_graph import KnowledgeGraph
+from fedgraph.data.shard import FederatedKG, KGShard
 from fedgraph.data.triples import (
     Duplicates,
     handle_duplicates,
     order_splits,
     read_labeled_triples,
 )
-from fedgraph.partition.shard import FederatedKG, KGShard
 from fedgraph.typing import SPLITS
 
 EXTRA_SPLITS = ("unlearn",)

@@ -16,8 +16,8 @@ from fedgraph.data.federated import (
     federated_to_dict,
     load_federated_folder,
 )
+from fedgraph.data.shard import FederatedKG
 from fedgraph.data.triple_dataset import LabelledTripleDataset
-from fedgraph.partition.shard import FederatedKG
 
 _URL = "https://raw.githubusercontent.com/nju-websoft/FedLU/main/Data/FB15k-237"
 _SPLITS = ("train", "valid", "test", "unlearn")

@@ -63,7 +63,7 @@ def load_dataset(
 
     Returns:
         The dataset's object: a :class:`~fedgraph.data.KnowledgeGraph`,
-        :class:`~fedgraph.partition.shard.FederatedKG`,
+        :class:`~fedgraph.data.shard.FederatedKG`,
         :class:`~fedgraph.data.MultilingualKG` or PyG ``HeteroData``.
     """
     if is_folder_query(name):

@@ -1,7 +1,18 @@
-r"""Federated learning core: payloads, pure aggregation, strategies, clients.
+r"""Federated learning: the core and the algorithm families.
 
-``strategies`` is the registry of server-side strategies (resolved by name
-with :func:`fedgraph.registry.resolve`, e.g. ``"fede"``, ``"fed-prox"``).
+The core (this package's modules): payloads, pure aggregation, the
+:class:`Strategy`/:class:`Client` contract, the communication ledger, the
+client loss-term hook, FedAvg, FedProx, separated training, and the
+algorithm registry (:mod:`fedgraph.federated.algorithms`). The families are
+sub-packages that build on the core and never the other way round:
+:mod:`~fedgraph.federated.kge` (entity tables: FedE, FedProx for KGE, FedEC,
+FedLU, FedEP, FedS, FedAvgM, FedAdam, FedYogi), :mod:`~fedgraph.federated.rgcn`
+(R-GCN bases: FedAlign), :mod:`~fedgraph.federated.text` (FedMKGC) and
+:mod:`~fedgraph.federated.unlearning` (FedLU's unlearning).
+
+``strategies`` lists the strategy classes exported here; the algorithms,
+with their builders and settings, are in the registry
+(:func:`fedgraph.federated.algorithms.algorithms`).
 """
 
 from fedgraph.federated.aggregate import (
@@ -12,12 +23,15 @@ from fedgraph.federated.aggregate import (
 from fedgraph.federated.base import Client, Strategy
 from fedgraph.federated.comm import CommLedger
 from fedgraph.federated.fedavg import FedAvg
-from fedgraph.federated.fede import FedE
-from fedgraph.federated.fedec import FedEC
-from fedgraph.federated.fedmkgc import FedMKGC
-from fedgraph.federated.fedmkgc_client import FedMKGCClient
-from fedgraph.federated.fedprox import FedEProx, FedProx
+from fedgraph.federated.fedprox import FedProx
+
+# the families' public classes (after the core they build on)
+from fedgraph.federated.kge.fede import FedE  # noqa: I001
+from fedgraph.federated.kge.fedec import FedEC
+from fedgraph.federated.kge.fedprox import FedEProx
 from fedgraph.federated.payload import Payload, PayloadError
+from fedgraph.federated.text.client import FedMKGCClient
+from fedgraph.federated.text.fedmkgc import FedMKGC
 
 strategies = [FedAvg, FedProx, FedE, FedEProx, FedEC, FedMKGC]
 

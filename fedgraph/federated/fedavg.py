@@ -29,7 +29,7 @@ class FedAvg(Strategy):
         initial_arrays (Mapping[str, Tensor], optional): the initial global
             tensors; :obj:`None`: the arrays of the lowest-id client whose
             registration payload carries some (e.g. one
-            :class:`~fedgraph.federated.rgcn_client.RGCNClient` built with
+            :class:`~fedgraph.federated.rgcn.client.RGCNClient` built with
             ``share_initial=True``), so that the server needs no client's data
             and the transfer is counted like any payload. (default:
             :obj:`None`)
@@ -99,10 +99,42 @@ class FedAvg(Strategy):
                     "skipping aggregation is not safe."
                 )
         weights = self.client_weights(replies)
-        for key in self.arrays:
-            self.arrays[key] = weighted_mean(
+        for key in list(self.arrays):
+            aggregated = weighted_mean(
                 [p.arrays[key] for p in replies.values()], weights
             )
+            self.server_update(server_round, key, aggregated)
+
+    def server_update(
+        self,
+        server_round: int,
+        key: str,
+        aggregated: Tensor,
+        index: Tensor | None = None,
+    ) -> None:
+        r"""The server-side update hook, called after aggregation with the
+        aggregate of ``arrays[key]`` (only its rows ``index`` when given:
+        the rows some participant sent this round, e.g. FedE's entity rows).
+
+        The default writes the aggregate (FedAvg). A server optimiser
+        overrides it with :math:`\mathbf{x} \leftarrow \mathbf{x} +
+        \eta\,\mathrm{opt}(\Delta)` on the pseudo-gradient
+        :math:`\Delta = \text{aggregated} - \mathbf{x}` (Reddi et al. 2021),
+        keeping its own state in :meth:`state_dict`.
+
+        Args:
+            server_round (int): the round.
+            key (str): the shared tensor.
+            aggregated (Tensor): the aggregate (``[len(index), …]`` rows when
+                ``index`` is given).
+            index (Tensor, optional): ``[k]`` row positions of ``aggregated``
+                in ``arrays[key]``. (default: :obj:`None`: the whole tensor)
+        """
+        if index is None:
+            self.arrays[key] = aggregated
+        else:
+            current = self.arrays[key]
+            current[index] = aggregated.to(current.dtype)
 
     def client_weights(self, replies: Mapping[int, Payload]) -> list[float]:
         r"""The averaging weight of each reply (in ``replies`` order): its

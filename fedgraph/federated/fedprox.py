@@ -1,4 +1,5 @@
-r"""FedProx: FedAvg / FedE plus a client-side proximal term."""
+r"""FedProx: FedAvg plus a client-side proximal term (the FedE variant for
+entity tables: :class:`~fedgraph.federated.kge.fedprox.FedEProx`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from typing import Any
 from torch import Tensor
 
 from fedgraph.federated.fedavg import FedAvg
-from fedgraph.federated.fede import FedE
 from fedgraph.federated.payload import Scalar
 
 PROXIMAL_MU = "proximal-mu"
@@ -18,7 +18,7 @@ PROXIMAL_REDUCTION = "proximal-reduction"
 PROXIMAL_REDUCTIONS = ("sum", "entity-mean")
 
 
-def _check_mu(proximal_mu: float) -> float:
+def check_mu(proximal_mu: float) -> float:
     if proximal_mu < 0:
         raise ValueError(f"`proximal_mu` must be non-negative (got {proximal_mu})")
     if proximal_mu == 0:
@@ -59,7 +59,7 @@ class FedProx(FedAvg):
         config: Mapping[str, Scalar] | None = None,
     ) -> None:
         super().__init__(initial_arrays, config=config)
-        self.proximal_mu = _check_mu(proximal_mu)
+        self.proximal_mu = check_mu(proximal_mu)
 
     def train_config(self, server_round: int) -> dict[str, Scalar]:
         return {**super().train_config(server_round), PROXIMAL_MU: self.proximal_mu}
@@ -68,63 +68,8 @@ class FedProx(FedAvg):
         return {**super().get_params(), "proximal_mu": self.proximal_mu}
 
 
-class FedEProx(FedE):
-    r"""FedProx for KG embeddings, as FedLU's experiments define it: FedE
-    whose clients add :math:`\frac{\mu}{2}\lVert \mathbf{E}^k -
-    \mathbf{E}^k_t \rVert_F^2` over their local entity table (FedLU §5.2,
-    footnote 3; :math:`\mu = 0.1`).
-
-    ``proximal_reduction="entity-mean"`` divides the term by the number of
-    rows, :math:`\frac{\mu}{2 N_k}\sum_e \lVert \mathbf{e} -
-    \mathbf{e}_t \rVert^2`: the evident intent of the ``--mu_single_entity``
-    flag of FedLU's FedProx script, which the published code computes as the
-    plain sum (``.norm(p=2)`` without ``dim``: the flag is a no-op there).
-
-    Args:
-        num_entities (int): see :class:`~fedgraph.federated.FedE`.
-        entity_dim (int): see :class:`~fedgraph.federated.FedE`.
-        proximal_mu (float, optional): :math:`\mu`. (default: :obj:`0.1`)
-        proximal_reduction (str, optional): ``"sum"`` over the table or
-            ``"entity-mean"``. (default: ``"sum"``)
-        **kwargs: forwarded to :class:`~fedgraph.federated.FedE`.
-    """
-
-    def __init__(
-        self,
-        num_entities: int,
-        entity_dim: int,
-        *,
-        proximal_mu: float = 0.1,
-        proximal_reduction: str = "sum",
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(num_entities, entity_dim, **kwargs)
-        self.proximal_mu = _check_mu(proximal_mu)
-        if proximal_reduction not in PROXIMAL_REDUCTIONS:
-            raise ValueError(
-                f"`proximal_reduction` must be one of {PROXIMAL_REDUCTIONS} "
-                f"(got {proximal_reduction!r})"
-            )
-        self.proximal_reduction = proximal_reduction
-
-    def train_config(self, server_round: int) -> dict[str, Scalar]:
-        return {
-            **super().train_config(server_round),
-            PROXIMAL_MU: self.proximal_mu,
-            PROXIMAL_REDUCTION: self.proximal_reduction,
-        }
-
-    def get_params(self) -> dict[str, Any]:
-        return {
-            **super().get_params(),
-            "proximal_mu": self.proximal_mu,
-            "proximal_reduction": self.proximal_reduction,
-        }
-
-
 __all__ = [
     "FedProx",
-    "FedEProx",
     "PROXIMAL_MU",
     "PROXIMAL_REDUCTION",
     "PROXIMAL_REDUCTIONS",

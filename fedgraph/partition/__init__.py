@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fedgraph.data.shard import FederatedKG, KGShard
 from fedgraph.partition.base import Partitioner, source_checksum
 from fedgraph.partition.benchmarks import benchmark_names, load_benchmark
 from fedgraph.partition.io import (
@@ -21,7 +22,6 @@ from fedgraph.partition.io import (
 from fedgraph.partition.rdf_type import RDFTypePartitioner
 from fedgraph.partition.relation_cluster import SpectralRelationPartitioner
 from fedgraph.partition.relation_random import RandomRelationPartitioner
-from fedgraph.partition.shard import FederatedKG, KGShard
 from fedgraph.partition.stats import describe, format_table
 from fedgraph.registry import resolve
 

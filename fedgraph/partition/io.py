@@ -41,7 +41,7 @@ import numpy as np
 import torch
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
-from fedgraph.partition.shard import FederatedKG, KGShard
+from fedgraph.data.shard import FederatedKG, KGShard
 
 FORMAT = "fedgraph.partition"
 FORMAT_VERSION = 1

@@ -12,8 +12,8 @@ import torch
 from torch import Tensor
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
+from fedgraph.data.shard import FederatedKG
 from fedgraph.partition.base import Partitioner
-from fedgraph.partition.shard import FederatedKG
 from fedgraph.partition.split import (
     DEFAULT_RATIOS,
     check_ratios,

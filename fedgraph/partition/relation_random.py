@@ -8,8 +8,8 @@ from typing import Any
 import torch
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
+from fedgraph.data.shard import FederatedKG
 from fedgraph.partition.base import Partitioner
-from fedgraph.partition.shard import FederatedKG
 from fedgraph.partition.split import (
     DEFAULT_RATIOS,
     check_ratios,

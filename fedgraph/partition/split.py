@@ -10,7 +10,7 @@ import torch
 from torch import Tensor
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
-from fedgraph.partition.shard import FederatedKG, KGShard
+from fedgraph.data.shard import FederatedKG, KGShard
 from fedgraph.typing import SPLITS, Triples
 
 DEFAULT_RATIOS = (0.8, 0.1, 0.1)

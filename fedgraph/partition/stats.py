@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
-from fedgraph.partition.shard import FederatedKG
+from fedgraph.data.shard import FederatedKG
 from fedgraph.progress import advance
 
 

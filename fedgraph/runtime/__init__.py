@@ -1,6 +1,8 @@
 r"""Runtimes that drive :mod:`fedgraph.federated` strategies and clients."""
 
 from fedgraph.runtime.loop import (
+    LoopHooks,
+    LoopSettings,
     LoopState,
     evaluate_clients,
     run_federation,
@@ -15,6 +17,8 @@ __all__ = [
     "run_federation",
     "SimulationResult",
     "LoopState",
+    "LoopSettings",
+    "LoopHooks",
     "Transport",
     "InProcessTransport",
     "sample_clients",

@@ -30,11 +30,11 @@ from fedgraph.eval.protocol import EvalProtocol, protocols, resolve_protocol
 from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.models.kge import resolve_model
 from fedgraph.registry import resolve_device
-from fedgraph.runtime.kge_trainer import KGETrainer
+from fedgraph.training.kge_trainer import KGETrainer
 
 
 def _load_federated(data: str | os.PathLike[str]) -> Any:
-    r"""A :class:`~fedgraph.partition.shard.FederatedKG` from a folder
+    r"""A :class:`~fedgraph.data.shard.FederatedKG` from a folder
     (:func:`fedgraph.data.load_federated_folder`) or a registered dataset name
     (:func:`fedgraph.data.load_dataset`, e.g. ``"fedlu-fb15k-237-r3"``)."""
     from fedgraph.data import load_dataset, load_federated_folder

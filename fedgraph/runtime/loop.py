@@ -21,6 +21,7 @@ all clients, or each client's own: ``selection``). Two runtimes share it:
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -161,25 +162,113 @@ def evaluate_clients(
     return weighted, per_client
 
 
+@dataclass
+class LoopSettings:
+    r"""The settings of :func:`run_federation`.
+
+    Args:
+        num_rounds (int): maximum number of rounds.
+        fraction (float, optional): client fraction :math:`F`. (default: :obj:`1.0`)
+        eval_every (int, optional): evaluate every ``k`` rounds. (default: :obj:`5`)
+        patience (int, optional): evaluations without improvement before
+            stopping; ``0`` disables early stopping. (default: :obj:`3`)
+        monitor (str, optional): weighted validation metric to maximise.
+            (default: :obj:`"mrr"`)
+        seed (int, optional): seed of client sampling. (default: :obj:`0`)
+        progress (bool, optional): show a tqdm bar. (default: :obj:`False`)
+        test (bool, optional): evaluate the best round on ``"test"``.
+        eval_split (str, optional): the split of the periodic evaluation;
+            each evaluated round's entry holds its weighted and per-client
+            metrics under ``eval_split`` and ``f"{eval_split}_clients"``.
+            FedAlign's protocol evaluates ``"test"`` after every round for a
+            fixed number of rounds (``patience=0``, ``test=False``).
+            (default: :obj:`"valid"`)
+        stop_after (int, optional): return after this many rounds *of this
+            call*, as if killed (to test resuming). (default: :obj:`None`)
+        selection (str, optional): ``"weighted"``: the test pass uses every
+            client's state at the best weighted round; ``"per-client"``:
+            each client's state at its own best validation round among the
+            rounds where the weighted ``monitor`` improved or the strategy
+            reported progress (FedLU's code; see :func:`clients_to_keep`).
+            Only for strategies whose clients evaluate their own tables: the
+            strategy state of the test pass is the weighted best round's.
+            (default: :obj:`"weighted"`)
+    """
+
+    num_rounds: int
+    fraction: float = 1.0
+    eval_every: int = 5
+    patience: int = 3
+    monitor: str = "mrr"
+    seed: int = 0
+    progress: bool = False
+    test: bool = True
+    eval_split: str = "valid"
+    stop_after: int | None = None
+    selection: str = "weighted"
+
+    def validate(self, strategy: Strategy) -> None:
+        r"""Raises a :class:`ValueError` naming the first wrong setting."""
+        if self.selection not in SELECTIONS:
+            raise ValueError(
+                f"`selection` must be one of {SELECTIONS} (got {self.selection!r})"
+            )
+        evaluate_with = getattr(strategy, "evaluate_with", "local")
+        if self.selection == "per-client" and evaluate_with != "local":
+            raise ValueError(
+                "`selection='per-client'` needs clients that evaluate their own "
+                f"tables; {type(strategy).__name__} evaluates with the server's "
+                f"(evaluate_with={evaluate_with!r})"
+            )
+        if self.num_rounds < 1:
+            raise ValueError(f"`num_rounds` must be positive (got {self.num_rounds})")
+        if self.eval_every < 1:
+            raise ValueError(f"`eval_every` must be positive (got {self.eval_every})")
+
+
+@dataclass
+class LoopHooks:
+    r"""The hooks with which :func:`~fedgraph.runtime.run_simulation`
+    checkpoints and resumes (the Flower server sets them too when it
+    checkpoints).
+
+    Args:
+        on_round (callable, optional): called with each round's history entry.
+        start (LoopState, optional): resume after ``start.round``, as a
+            ``checkpoint`` call left it (the loop goes on updating it in
+            place); the caller has already restored the strategy, client and
+            RNG states, so registration is skipped. Needs ``load_best`` (the
+            best round may lie before ``start``) and a transport that knows
+            its clients without registering. (default: :obj:`None`: a fresh run)
+        checkpoint (callable, optional): ``checkpoint(state, improved,
+            kept)`` after every round (before ``on_round``), with the
+            :class:`LoopState`, whether this round is the new weighted best
+            (the strategy's best state) and the clients whose states of this
+            round are now their best; where ``run_simulation`` writes
+            ``last.pt`` and ``best.pt``.
+        load_best (callable, optional): restores the best round's strategy
+            and client states before the test pass (``run_simulation`` reads
+            ``best.pt``). When set, the loop keeps no best-round copies of
+            its own; otherwise it deep-copies the strategy state and calls
+            :meth:`Transport.keep_best` / :meth:`Transport.restore_best`.
+    """
+
+    on_round: Callable[[dict[str, Any]], None] | None = None
+    start: LoopState | None = None
+    checkpoint: Callable[[LoopState, bool, list[int]], None] | None = None
+    load_best: Callable[[], None] | None = None
+
+
+_SETTINGS = frozenset(LoopSettings.__dataclass_fields__)
+_HOOKS = frozenset(LoopHooks.__dataclass_fields__)
+
+
 def run_federation(
     strategy: Strategy,
     transport: Transport,
-    *,
-    num_rounds: int,
-    fraction: float = 1.0,
-    eval_every: int = 5,
-    patience: int = 3,
-    monitor: str = "mrr",
-    seed: int = 0,
-    progress: bool = False,
-    test: bool = True,
-    on_round: Callable[[dict[str, Any]], None] | None = None,
-    eval_split: str = "valid",
-    start: LoopState | None = None,
-    checkpoint: Callable[[LoopState, bool, list[int]], None] | None = None,
-    load_best: Callable[[], None] | None = None,
-    stop_after: int | None = None,
-    selection: str = "weighted",
+    settings: LoopSettings | None = None,
+    hooks: LoopHooks | None = None,
+    **kwargs: Any,
 ) -> SimulationResult:
     r"""Runs a federation over ``transport``.
 
@@ -196,206 +285,201 @@ def run_federation(
     are then evaluated on ``"test"`` (``selection="per-client"``: each
     client's own best round's state, see :func:`clients_to_keep`).
 
-    The last four arguments are the hooks with which
-    :func:`~fedgraph.runtime.run_simulation` checkpoints and resumes; the
-    Flower server leaves them unset.
-
     Args:
         strategy (Strategy): the server side.
         transport (Transport): where the clients are.
-        num_rounds (int): maximum number of rounds.
-        fraction (float, optional): client fraction :math:`F`. (default: :obj:`1.0`)
-        eval_every (int, optional): evaluate every ``k`` rounds. (default: :obj:`5`)
-        patience (int, optional): evaluations without improvement before
-            stopping; ``0`` disables early stopping. (default: :obj:`3`)
-        monitor (str, optional): weighted validation metric to maximise.
-            (default: :obj:`"mrr"`)
-        seed (int, optional): seed of client sampling. (default: :obj:`0`)
-        progress (bool, optional): show a tqdm bar. (default: :obj:`False`)
-        test (bool, optional): evaluate the best round on ``"test"``.
-        on_round (callable, optional): called with each round's history entry.
-        eval_split (str, optional): the split of the periodic evaluation;
-            each evaluated round's entry holds its weighted and per-client
-            metrics under ``eval_split`` and ``f"{eval_split}_clients"``.
-            FedAlign's protocol evaluates ``"test"`` after every round for a
-            fixed number of rounds (``patience=0``, ``test=False``).
-            (default: :obj:`"valid"`)
-        start (LoopState, optional): resume after ``start.round``, as a
-            ``checkpoint`` call left it (the loop goes on updating it in
-            place); the caller has already restored the
-            strategy, client and RNG states, so registration is skipped.
-            Needs ``load_best`` (the best round may lie before ``start``)
-            and a transport that knows its clients without registering.
-            (default: :obj:`None`: a fresh run)
-        checkpoint (callable, optional): ``checkpoint(state, improved,
-            kept)`` after every round (before ``on_round``), with the
-            :class:`LoopState`, whether this round is the new weighted best
-            (the strategy's best state) and the clients whose states of this
-            round are now their best; where ``run_simulation`` writes
-            ``last.pt`` and ``best.pt``.
-        load_best (callable, optional): restores the best round's strategy
-            and client states before the test pass (``run_simulation`` reads
-            ``best.pt``). When set, the loop keeps no best-round copies of
-            its own; otherwise it deep-copies the strategy state and calls
-            :meth:`Transport.keep_best` / :meth:`Transport.restore_best`.
-        stop_after (int, optional): return after this many rounds *of this
-            call*, as if killed (to test resuming). (default: :obj:`None`)
-        selection (str, optional): ``"weighted"``: the test pass uses every
-            client's state at the best weighted round; ``"per-client"``:
-            each client's state at its own best validation round among the
-            rounds where the weighted ``monitor`` improved or the strategy
-            reported progress (FedLU's code; see :func:`clients_to_keep`).
-            Only for strategies whose clients evaluate their own tables: the
-            strategy state of the test pass is the weighted best round's.
-            (default: :obj:`"weighted"`)
+        settings (LoopSettings): the loop's settings.
+        hooks (LoopHooks, optional): round callback, checkpoint and resume.
+        **kwargs: instead of ``settings``/``hooks``, their fields as keyword
+            arguments (``num_rounds=5, eval_every=1, on_round=…``).
     """
-    if selection not in SELECTIONS:
-        raise ValueError(f"`selection` must be one of {SELECTIONS} (got {selection!r})")
-    if (
-        selection == "per-client"
-        and getattr(strategy, "evaluate_with", "local") != "local"
-    ):
-        raise ValueError(
-            "`selection='per-client'` needs clients that evaluate their own "
-            f"tables; {type(strategy).__name__} evaluates with the server's "
-            f"(evaluate_with={strategy.evaluate_with!r})"  # type: ignore[attr-defined]
-        )
-    if num_rounds < 1:
-        raise ValueError(f"`num_rounds` must be positive (got {num_rounds})")
-    if eval_every < 1:
-        raise ValueError(f"`eval_every` must be positive (got {eval_every})")
-    if start is not None and test and load_best is None:
+    settings, hooks = _loop_arguments(settings, hooks, kwargs)
+    settings.validate(strategy)
+    if hooks.start is not None and settings.test and hooks.load_best is None:
         raise ValueError(
             "`start` needs `load_best`: the best round may have been kept "
             "before the resumed run, so the test pass could not restore it"
         )
-    if start is None:
-        state = LoopState()
-        regs = transport.register()
-        for c, p in regs.items():
-            state.ledger.record(0, c, "up", p)
-        strategy.register({c: p.detach() for c, p in regs.items()})
-    else:
-        state = start
-    res, ledger = state.result, state.ledger
-    ids = transport.client_ids()
-    best_strategy: dict[str, Any] | None = None
-
+    state = hooks.start if hooks.start is not None else _register(strategy, transport)
+    run = _Run(strategy, transport, settings, hooks, state)
     bar = tqdm(
-        total=num_rounds,
+        total=settings.num_rounds,
         initial=state.round,
-        disable=not progress,
+        disable=not settings.progress,
         desc="rounds",
         dynamic_ncols=True,
     )
-    for done, rnd in enumerate(range(state.round + 1, num_rounds + 1), start=1):
+    first = state.round + 1
+    for done, rnd in enumerate(range(first, settings.num_rounds + 1), start=1):
         if state.finished:
             break
+        run.round(rnd, bar)
+        if settings.stop_after is not None and done >= settings.stop_after:
+            if not state.finished:
+                bar.close()
+                state.result.comm = state.ledger.totals()
+                return state.result
+    bar.close()
+    return run.finish()
+
+
+def _loop_arguments(
+    settings: LoopSettings | None, hooks: LoopHooks | None, kwargs: dict[str, Any]
+) -> tuple[LoopSettings, LoopHooks]:
+    unknown = set(kwargs) - _SETTINGS - _HOOKS
+    if unknown:
+        raise TypeError(f"run_federation() got unexpected arguments {sorted(unknown)}")
+    loop = {k: v for k, v in kwargs.items() if k in _SETTINGS}
+    if settings is None:
+        settings = LoopSettings(**loop)
+    elif loop:
+        settings = dataclasses.replace(settings, **loop)
+    hook = {k: v for k, v in kwargs.items() if k in _HOOKS}
+    hooks = dataclasses.replace(hooks or LoopHooks(), **hook)
+    return settings, hooks
+
+
+def _register(strategy: Strategy, transport: Transport) -> LoopState:
+    state = LoopState()
+    regs = transport.register()
+    for c, p in regs.items():
+        state.ledger.record(0, c, "up", p)
+    strategy.register({c: p.detach() for c, p in regs.items()})
+    return state
+
+
+class _Run:
+    r"""One call of :func:`run_federation`: its rounds and its test pass."""
+
+    def __init__(
+        self,
+        strategy: Strategy,
+        transport: Transport,
+        settings: LoopSettings,
+        hooks: LoopHooks,
+        state: LoopState,
+    ) -> None:
+        self.strategy, self.transport = strategy, transport
+        self.s, self.hooks, self.state = settings, hooks, state
+        self.ids = transport.client_ids()
+        self.best_strategy: dict[str, Any] | None = None
+
+    def round(self, rnd: int, bar: Any) -> None:
+        state, s = self.state, self.s
+        entry = self.train(rnd)
+        improved, kept = False, []
+        if rnd % s.eval_every == 0 or rnd == s.num_rounds:
+            improved, kept = self.validate(rnd, entry, bar)
+        if rnd == s.num_rounds:
+            state.finished = True
+        state.result.history.append(entry)
+        state.result.rounds = state.round = rnd
+        if self.hooks.load_best is None:
+            if improved:  # a deep copy: a state_dict may alias live tensors
+                self.best_strategy = copy.deepcopy(self.strategy.state_dict())
+            if kept:
+                self.transport.keep_best(rnd, kept)
+        if self.hooks.checkpoint is not None:
+            self.hooks.checkpoint(state, improved, kept)
+        bar.update(1)
+        if self.hooks.on_round is not None:
+            self.hooks.on_round(entry)
+
+    def train(self, rnd: int) -> dict[str, Any]:
         t0 = time.perf_counter()
-        sampled = sample_clients(ids, fraction, rnd, seed)
-        payloads = strategy.configure_train(rnd, sampled)
+        sampled = sample_clients(self.ids, self.s.fraction, rnd, self.s.seed)
+        payloads = self.strategy.configure_train(rnd, sampled)
         # A strategy may train a subset of the sampled clients (e.g. one client
         # per round in an agreed order): only clients with a payload are sent one.
         sampled = [c for c in sampled if c in payloads]
-        with progress_bar(f"round {rnd}: training", unit="batch", enabled=progress):
+        bar = progress_bar(
+            f"round {rnd}: training", unit="batch", enabled=self.s.progress
+        )
+        with bar:
             replies = _exchange(
-                ledger,
+                self.state.ledger,
                 rnd,
                 {c: payloads[c] for c in sampled},
-                lambda p, r=rnd: transport.fit(r, p),
+                lambda p, r=rnd: self.transport.fit(r, p),
             )
         check_replies(rnd, replies)  # a diverged client stops the run
-        strategy.aggregate_train(rnd, replies)
+        self.strategy.aggregate_train(rnd, replies)
         merged = merge_metric_sums({c: p.metrics for c, p in replies.items()})
-        entry: dict[str, Any] = {
+        return {
             "round": rnd,
             "clients": sampled,
             "train_seconds": time.perf_counter() - t0,
             "train": {k: v for k, v in merged.items() if not math.isnan(v)},
         }
-        improved, kept = False, []
-        if rnd % eval_every == 0 or rnd == num_rounds:
-            t1 = time.perf_counter()
-            with progress_bar(
-                f"round {rnd}: {eval_split}", unit="query", enabled=progress
-            ):
-                valid, valid_clients = evaluate_clients(
-                    strategy, transport, rnd, eval_split, ledger
-                )
-            entry.update(
-                {
-                    "eval_seconds": time.perf_counter() - t1,
-                    eval_split: valid,
-                    f"{eval_split}_clients": valid_clients,
-                }
-            )
-            progressed = strategy.on_validation(rnd, valid)
-            value = float(valid.get(monitor, float("nan")))
-            if value > state.best_value:
-                state.best_value, state.bad, improved = value, 0, True
-                res.best_round, res.best_valid = rnd, dict(valid)
-            elif not progressed:  # the strategy may say it progressed otherwise
-                state.bad += 1
-            kept = clients_to_keep(
-                selection,
-                sorted(valid_clients),
-                valid_clients,
-                state.client_best,
-                improved=improved,
-                progressed=progressed,
-                monitor=monitor,
-            )
-            if selection == "per-client":
-                res.client_best_rounds.update({c: rnd for c in kept})
-            if patience > 0 and state.bad >= patience:
-                state.finished, res.stopped_early = True, True
-            bar.set_postfix(
-                {f"{eval_split}_{monitor}": f"{value:.4f}", "best": res.best_round}
-            )
-        if rnd == num_rounds:
-            state.finished = True
-        res.history.append(entry)
-        res.rounds = state.round = rnd
-        if load_best is None:
-            if improved:  # a deep copy: a state_dict may alias live tensors
-                best_strategy = copy.deepcopy(strategy.state_dict())
-            if kept:
-                transport.keep_best(rnd, kept)
-        if checkpoint is not None:
-            checkpoint(state, improved, kept)
-        bar.update(1)
-        if on_round is not None:
-            on_round(entry)
-        if stop_after is not None and done >= stop_after and not state.finished:
-            bar.close()
-            res.comm = ledger.totals()
-            return res
-    bar.close()
 
-    trains = [h["train_seconds"] for h in res.history]
-    evals = [h["eval_seconds"] for h in res.history if "eval_seconds" in h]
-    res.seconds_per_round = float(np.mean(trains)) if trains else 0.0
-    res.seconds_per_eval = float(np.mean(evals)) if evals else 0.0
-    if test and res.best_round > 0:
-        if load_best is not None:
-            load_best()
-        else:
-            assert best_strategy is not None  # kept when best_round was set
-            strategy.load_state_dict(best_strategy)
-            transport.restore_best()
-        with progress_bar("test", unit="query", enabled=progress):
-            res.test, res.test_clients = evaluate_clients(
-                strategy, transport, res.best_round, "test", ledger
+    def validate(
+        self, rnd: int, entry: dict[str, Any], bar: Any
+    ) -> tuple[bool, list[int]]:
+        state, s, res = self.state, self.s, self.state.result
+        t1 = time.perf_counter()
+        with progress_bar(
+            f"round {rnd}: {s.eval_split}", unit="query", enabled=s.progress
+        ):
+            valid, valid_clients = evaluate_clients(
+                self.strategy, self.transport, rnd, s.eval_split, state.ledger
             )
-    res.comm = ledger.totals()
-    res.comm_per_round = ledger.per_round()
-    return res
+        entry["eval_seconds"] = time.perf_counter() - t1
+        entry[s.eval_split] = valid
+        entry[f"{s.eval_split}_clients"] = valid_clients
+        progressed = self.strategy.on_validation(rnd, valid)
+        value = float(valid.get(s.monitor, float("nan")))
+        improved = False
+        if value > state.best_value:
+            state.best_value, state.bad, improved = value, 0, True
+            res.best_round, res.best_valid = rnd, dict(valid)
+        elif not progressed:  # the strategy may say it progressed otherwise
+            state.bad += 1
+        kept = clients_to_keep(
+            s.selection,
+            sorted(valid_clients),
+            valid_clients,
+            state.client_best,
+            improved=improved,
+            progressed=progressed,
+            monitor=s.monitor,
+        )
+        if s.selection == "per-client":
+            res.client_best_rounds.update({c: rnd for c in kept})
+        if s.patience > 0 and state.bad >= s.patience:
+            state.finished, res.stopped_early = True, True
+        bar.set_postfix(
+            {f"{s.eval_split}_{s.monitor}": f"{value:.4f}", "best": res.best_round}
+        )
+        return improved, kept
+
+    def finish(self) -> SimulationResult:
+        res, ledger = self.state.result, self.state.ledger
+        trains = [h["train_seconds"] for h in res.history]
+        evals = [h["eval_seconds"] for h in res.history if "eval_seconds" in h]
+        res.seconds_per_round = float(np.mean(trains)) if trains else 0.0
+        res.seconds_per_eval = float(np.mean(evals)) if evals else 0.0
+        if self.s.test and res.best_round > 0:
+            if self.hooks.load_best is not None:
+                self.hooks.load_best()
+            else:
+                assert self.best_strategy is not None  # kept with best_round
+                self.strategy.load_state_dict(self.best_strategy)
+                self.transport.restore_best()
+            with progress_bar("test", unit="query", enabled=self.s.progress):
+                res.test, res.test_clients = evaluate_clients(
+                    self.strategy, self.transport, res.best_round, "test", ledger
+                )
+        res.comm = ledger.totals()
+        res.comm_per_round = ledger.per_round()
+        return res
 
 
 __all__ = [
     "SELECTIONS",
     "clients_to_keep",
     "LoopState",
+    "LoopSettings",
+    "LoopHooks",
     "run_federation",
     "evaluate_clients",
     "sample_clients",

@@ -21,6 +21,8 @@ from fedgraph.data.checkpoint import (
 from fedgraph.federated.base import Client, Strategy
 from fedgraph.federated.comm import CommLedger
 from fedgraph.runtime.loop import (
+    LoopHooks,
+    LoopSettings,
     LoopState,
     evaluate_clients,
     run_federation,
@@ -241,9 +243,7 @@ def run_simulation(
         save, load_best = checkpoint_hooks(ckpt, strategy, clients)
         if resume and (ckpt / LAST).exists():
             start = resume_loop_state(ckpt / LAST, strategy, clients)
-    return run_federation(
-        strategy,
-        InProcessTransport(clients),
+    settings = LoopSettings(
         num_rounds=num_rounds,
         fraction=fraction,
         eval_every=eval_every,
@@ -252,14 +252,12 @@ def run_simulation(
         seed=seed,
         progress=progress,
         test=test,
-        on_round=on_round,
         eval_split=eval_split,
-        start=start,
-        checkpoint=save,
-        load_best=load_best,
         stop_after=stop_after,
         selection=selection,
     )
+    hooks = LoopHooks(on_round, start, save, load_best)
+    return run_federation(strategy, InProcessTransport(clients), settings, hooks)
 
 
 __all__ = ["run_simulation", "SimulationResult", "sample_clients", "evaluate_round"]

@@ -38,14 +38,14 @@ def test_model_and_loss_show_their_choices(capsys):
     with pytest.raises(SystemExit):
         build_parser().parse_args(["train", "--help"])
     out = capsys.readouterr().out
-    assert "{transe,distmult,complex,rotate}" in out
+    assert "{transe,distmult,complex,rotate,rgcn}" in out  # rgcn: the R-GCN family
     assert "{nssa,sigmoid-ns,margin-ranking}" in out
 
 
 def test_cli_choices_are_the_registries():
     from fedgraph.cli.partition import _strategies
     from fedgraph.eval.protocol import protocols
-    from fedgraph.federated.kge_setup import kge_algorithms
+    from fedgraph.federated.kge.setup import kge_algorithms
     from fedgraph.models.kge import models
     from fedgraph.models.losses import losses, resolve_loss
     from fedgraph.registry import normalize_name

@@ -148,6 +148,7 @@ def test_train_cli_runs_the_independent_baseline(tmp_path):
         ("fedlu", "mu_distil=1", "'mu_distil'; fedlu's settings: distill_schedule"),
         ("fede", "p=0.4", "fede has no setting 'p' (a setting of feds)"),
         ("feds", "sync_interval=1.5", "'sync_interval' must be an integer"),
+        ("feds", "p=2", "feds setting 'p' must be a number in [0, 1] (got 2.0)"),
     ],
 )
 def test_train_cli_rejects_a_wrong_set_before_writing(
@@ -174,7 +175,7 @@ def test_train_cli_bad_data_names_it_and_writes_nothing(tmp_path, capsys):
 
 
 def test_train_help_lists_every_algorithm_setting(capsys):
-    from fedgraph.federated.kge_setup import extra_settings
+    from fedgraph.federated.kge.setup import extra_settings
 
     with pytest.raises(SystemExit):
         main(["train", "--help"])

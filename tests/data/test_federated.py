@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from fedgraph.data import load_dataset, load_federated_folder
-from fedgraph.partition.shard import FederatedKG
+from fedgraph.data.shard import FederatedKG
 
 
 def write(path, text):

@@ -5,7 +5,7 @@ from torch import nn
 from fedgraph.eval import rank_triples
 from fedgraph.eval.protocol import protocols, resolve_protocol, train_entities
 from fedgraph.eval.ranking import TripleFilter
-from fedgraph.federated.kge_client import KGEClient
+from fedgraph.federated.kge.client import KGEClient
 from fedgraph.models.kge import resolve_model
 from fedgraph.partition.split import to_local
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import torch
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
+from fedgraph.data.shard import FederatedKG, KGShard
 from fedgraph.models.kge import resolve_model
-from fedgraph.partition.shard import FederatedKG, KGShard
 
 
 def toy_federation(seed: int = 0, n_train: int = 40) -> FederatedKG:

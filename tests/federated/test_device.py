@@ -17,7 +17,7 @@ import torch
 from fedlu_toy import toy_federation
 
 from fedgraph.eval.ranking import TripleFilter, rank_triples
-from fedgraph.federated.kge_setup import KGESettings, build_kge_federation
+from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
 from fedgraph.runtime import run_simulation
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")

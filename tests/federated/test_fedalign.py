@@ -9,12 +9,12 @@ import torch
 from scipy.optimize import linear_sum_assignment
 
 from fedgraph.data.rdf_graph import RDFGraph
-from fedgraph.federated.fedalign import FedAlign, SyncOnEvaluate
 from fedgraph.federated.fedavg import FedAvg
-from fedgraph.federated.lipschitz import gradient_penalty
-from fedgraph.federated.ot import alignment_term, basis_ot
 from fedgraph.federated.payload import Payload
-from fedgraph.federated.rgcn_client import RGCNClient, split_peers
+from fedgraph.federated.rgcn.client import RGCNClient, split_peers
+from fedgraph.federated.rgcn.fedalign import FedAlign, SyncOnEvaluate
+from fedgraph.federated.rgcn.lipschitz import gradient_penalty
+from fedgraph.federated.rgcn.ot import alignment_term, basis_ot
 from fedgraph.federated.separated import Separated
 from fedgraph.partition.rdf_shard import RDFShard
 from fedgraph.partition.rdf_type import RDFTypePartitioner

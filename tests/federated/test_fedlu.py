@@ -2,8 +2,9 @@ import pytest
 import torch
 from fedlu_toy import toy_federation, toy_model
 
-from fedgraph.federated.fede import FedE
-from fedgraph.federated.fedlu import (
+from fedgraph.federated.kge.client import KGEClient
+from fedgraph.federated.kge.fede import FedE
+from fedgraph.federated.kge.fedlu import (
     GLOBAL,
     GLOBAL_RELATION,
     LOCAL_INIT,
@@ -13,7 +14,6 @@ from fedgraph.federated.fedlu import (
     FedLU,
     FedLUClient,
 )
-from fedgraph.federated.kge_client import KGEClient
 from fedgraph.federated.payload import Payload
 from fedgraph.runtime.simulation import run_simulation
 

@@ -3,8 +3,8 @@ import math
 import pytest
 import torch
 
-from fedgraph.federated.distill import distillation_loss, score_distribution
-from fedgraph.federated.interference import (
+from fedgraph.training.distill import distillation_loss, score_distribution
+from fedgraph.training.interference import (
     hard_confusion_loss,
     interference_loss,
     soft_confusion_loss,

@@ -16,15 +16,15 @@ from fedgraph.data.entity_text import entity_titles  # noqa: E402
 from fedgraph.eval import LinkPredState  # noqa: E402
 from fedgraph.federated import FedMKGC, FedMKGCClient, Payload  # noqa: E402
 from fedgraph.federated.base import Client  # noqa: E402
-from fedgraph.federated.fedmkgc_runner import (  # noqa: E402
+from fedgraph.federated.payload import PayloadError  # noqa: E402
+from fedgraph.federated.separated import Separated  # noqa: E402
+from fedgraph.models.text import ENCODER, BiEncoder, EntityTokens  # noqa: E402
+from fedgraph.runtime.fedmkgc_runner import (  # noqa: E402
     MKGCSettings,
     build_fedmkgc,
     compact_relations,
     run_fedmkgc,
 )
-from fedgraph.federated.payload import PayloadError  # noqa: E402
-from fedgraph.federated.separated import Separated  # noqa: E402
-from fedgraph.models.text import ENCODER, BiEncoder, EntityTokens  # noqa: E402
 from fedgraph.runtime.simulation import run_simulation  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_thread")

@@ -2,8 +2,8 @@ import pytest
 import torch
 from fedlu_toy import toy_federation, toy_model
 
-from fedgraph.federated.feds import SIGN, FedEP, FedS
-from fedgraph.federated.feds_client import FedSClient
+from fedgraph.federated.kge.feds import SIGN, FedEP, FedS
+from fedgraph.federated.kge.feds_client import FedSClient
 from fedgraph.federated.payload import Payload
 from fedgraph.runtime.simulation import run_simulation
 

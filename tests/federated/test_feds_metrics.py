@@ -1,6 +1,6 @@
 import pytest
 
-from fedgraph.federated.feds_metrics import cumulative_params, feds_metrics
+from fedgraph.eval.feds_metrics import cumulative_params, feds_metrics
 
 
 def _run(curve, per_round, best, test_mrr):

@@ -3,7 +3,7 @@ import math
 import pytest
 import torch
 
-from fedgraph.federated.sparsify import (
+from fedgraph.federated.kge.sparsify import (
     cycle_param_ratio,
     downstream_select,
     embedding_change,

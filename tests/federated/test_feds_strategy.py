@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from fedgraph.federated.feds import FULL_UPLOAD, PRIORITY, SIGN, FedEP, FedS
+from fedgraph.federated.kge.feds import FULL_UPLOAD, PRIORITY, SIGN, FedEP, FedS
 from fedgraph.federated.payload import Payload, PayloadError
 
 IDS = {0: torch.tensor([0, 1, 2]), 1: torch.tensor([1, 2, 3]), 2: torch.tensor([0, 2])}

@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from fedgraph.eval.ranking import TripleFilter, rank_triples
-from fedgraph.federated.fusion import ScoreFusion, fit_fusion
+from fedgraph.federated.kge.fusion import ScoreFusion, fit_fusion
 from fedgraph.models.kge import TransE
 
 
@@ -58,7 +58,7 @@ def _toy_clients():
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from fedlu_toy import toy_federation, toy_model
 
-    from fedgraph.federated.kge_client import KGEClient
+    from fedgraph.federated.kge.client import KGEClient
 
     fed = toy_federation()
     return {s.client_id: KGEClient(s, toy_model(s)) for s in fed}
@@ -68,7 +68,7 @@ def test_fuse_and_evaluate_ranks_each_model_as_the_client_does():
     import copy
 
     from fedgraph.eval.metrics import LinkPredState
-    from fedgraph.federated.fusion import fuse_and_evaluate
+    from fedgraph.federated.kge.fusion import fuse_and_evaluate
     from fedgraph.federated.payload import Payload
 
     clients = _toy_clients()
@@ -109,7 +109,7 @@ def test_fusing_a_model_with_itself_ranks_as_the_model():
     # positive weights on two equal scores keep the ranking: fused = single
     import copy
 
-    from fedgraph.federated.fusion import fuse_and_evaluate
+    from fedgraph.federated.kge.fusion import fuse_and_evaluate
 
     clients = _toy_clients()
     single = {c: copy.deepcopy(cl.model) for c, cl in clients.items()}
@@ -124,7 +124,7 @@ def test_fusing_a_model_with_itself_ranks_as_the_model():
 
 
 def test_evaluation_model_carries_the_payload_rows():
-    from fedgraph.federated.fede import ENTITY
+    from fedgraph.federated.kge.fede import ENTITY
     from fedgraph.federated.payload import Payload
 
     client = _toy_clients()[0]

@@ -2,10 +2,10 @@ import pytest
 import torch
 from fedlu_toy import toy_federation, toy_model
 
-from fedgraph.federated.fedlu import FedLU, FedLUClient
-from fedgraph.federated.forget import ForgetRequestError
-from fedgraph.federated.retrain import retrain
-from fedgraph.federated.unlearn import (
+from fedgraph.federated.kge.fedlu import FedLU, FedLUClient
+from fedgraph.federated.unlearning.forget import ForgetRequestError
+from fedgraph.federated.unlearning.retrain import retrain
+from fedgraph.federated.unlearning.unlearn import (
     evaluate_forgetting,
     propagate,
     unlearn_federation,

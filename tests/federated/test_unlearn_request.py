@@ -2,14 +2,14 @@ import pytest
 import torch
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
-from fedgraph.federated.forget import (
+from fedgraph.data.shard import FederatedKG, KGShard
+from fedgraph.federated.unlearning.forget import (
     ForgetRequestError,
     check_forget_triples,
     load_forget_requests,
     read_forget_file,
     retained_triples,
 )
-from fedgraph.partition.shard import FederatedKG, KGShard
 
 
 def _fed():

@@ -24,12 +24,12 @@ from flwr.common.serde import context_from_proto, context_to_proto  # noqa: E402
 
 from fedgraph.data import load_dataset  # noqa: E402
 from fedgraph.data.knowledge_graph import KnowledgeGraph  # noqa: E402
+from fedgraph.data.shard import FederatedKG, KGShard  # noqa: E402
 from fedgraph.federated import Payload  # noqa: E402
-from fedgraph.federated.fedlu import FedLU  # noqa: E402
-from fedgraph.federated.fusion import FusionSettings  # noqa: E402
-from fedgraph.federated.kge_setup import KGESettings, build_kge_federation  # noqa: E402
+from fedgraph.federated.kge.fedlu import FedLU  # noqa: E402
+from fedgraph.federated.kge.fusion import FusionSettings  # noqa: E402
+from fedgraph.federated.kge.setup import KGESettings, build_kge_federation  # noqa: E402
 from fedgraph.partition import save_partition  # noqa: E402
-from fedgraph.partition.shard import FederatedKG, KGShard  # noqa: E402
 from fedgraph.runtime import run_simulation  # noqa: E402
 from fedgraph.runtime.flower import (  # noqa: E402
     ClientReplyError,
@@ -411,6 +411,10 @@ def test_unknown_algorithm_names_the_key(partition, tmp_path):
         ("fede", "fusion.fit-on", "test", "`fusion.fit-on` must be 'valid' or"),
         ("fede", "fusion.epochs", 2.5, "`fusion.epochs` must be an integer"),
         ("fede", "fusion.enable", True, "Unknown run-config key `fusion.enable`"),
+        ("feds", "extra.p", 1.5, r"`extra.p` must be a number in \[0, 1\]"),
+        ("feds", "set", "p=2", r"`set`: p must be a number in \[0, 1\] \(got 2"),
+        ("fede", "set", "p=0.3", "fede has no setting 'p' \\(a setting of feds\\)"),
+        ("fede", "set", 3, "`set` must be a string of KEY=VALUE items"),
     ],
 )
 def test_run_config_errors_name_the_key(algorithm, key, value, message):
@@ -436,7 +440,6 @@ def test_example_apps_list_every_key_flower_may_override(app):
         parse_config_args,
     )
 
-    from fedgraph.federated.kge_setup import known_extra_settings
     from fedgraph.runtime.flower import config as kge_config
     from fedgraph.runtime.flower import rgcn
 
@@ -446,11 +449,17 @@ def test_example_apps_list_every_key_flower_may_override(app):
         assert set(listed) == set(rgcn.KEYS)
         rgcn.RGCNRunSettings.from_run_config(listed)
         return
-    extra = {f"extra.{k}" for k in known_extra_settings()}
+    # the algorithm settings it lists are registered ones, with the
+    # registry's defaults (any other goes through the `set` key)
+    registered = kge_config.extra_defaults()
+    extra = {k: v for k, v in listed.items() if k.startswith("extra.")}
+    assert extra and set(extra) <= set(registered)
+    assert all(v == registered[k] for k, v in extra.items())
     fusion = {f"fusion.{k}" for k in kge_config.FUSION_KEYS}
     assert set(listed) == {
         *kge_config.LOOP_KEYS,
         *kge_config.SETTINGS_KEYS,
+        kge_config.SET_KEY,
         *extra,
         *fusion,
     }
@@ -475,6 +484,13 @@ def test_example_apps_list_every_key_flower_may_override(app):
     assert parsed.settings.extra["sync_interval"] == 2
     with pytest.raises(ValueError, match="not present"):
         fuse_dicts(listed, parse_config_args(["extra.nope=1"]))
+    # an unlisted setting of the chosen algorithm, through `set`
+    run_cfg = fuse_dicts(
+        listed, parse_config_args(['algorithm="feds" set="p=0.25 sync_interval=3"'])
+    )
+    parsed = FlowerRunSettings.from_run_config(run_cfg)
+    assert parsed.settings.extra["p"] == 0.25
+    assert parsed.settings.extra["sync_interval"] == 3
     assert get_project_config(folder)["tool"]["flwr"]["app"]["components"]
 
 

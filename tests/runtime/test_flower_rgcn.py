@@ -1,5 +1,5 @@
 r"""Fed-RGCN on the Flower apps against the in-process simulation
-(:func:`~fedgraph.federated.rgcn_runner.run_fed_rgcn`) on a toy RDF graph:
+(:func:`~fedgraph.runtime.rgcn_runner.run_fed_rgcn`) on a toy RDF graph:
 the same per-round test accuracies, training losses, final bases and
 communication totals, for SP, FedAvg, FedProx, FedAlign and a -L variant."""
 
@@ -14,12 +14,6 @@ import torch
 
 pytest.importorskip("flwr")
 
-from fedgraph.federated.rgcn_runner import (  # noqa: E402
-    build_clients,
-    build_strategy,
-    loop_kwargs,
-    run_fed_rgcn,
-)
 from fedgraph.partition.rdf_type import RDFTypePartitioner  # noqa: E402
 from fedgraph.runtime import run_simulation  # noqa: E402
 from fedgraph.runtime.flower import run_local  # noqa: E402
@@ -31,6 +25,12 @@ from fedgraph.runtime.flower.rgcn import (  # noqa: E402
     server_app,
 )
 from fedgraph.runtime.flower.state import load_state  # noqa: E402
+from fedgraph.runtime.rgcn_runner import (  # noqa: E402
+    build_clients,
+    build_strategy,
+    loop_kwargs,
+    run_fed_rgcn,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "federated"))
 from test_fedalign import toy_graph  # noqa: E402

@@ -8,7 +8,7 @@ from fedgraph.eval.results import read_results
 from fedgraph.models import NegativeSampler, SigmoidNSLoss, TransE
 from fedgraph.runtime.baselines import main as baselines_main
 from fedgraph.runtime.baselines import run_baseline
-from fedgraph.runtime.kge_trainer import KGETrainer, train_epochs
+from fedgraph.training.kge_trainer import KGETrainer, train_epochs
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

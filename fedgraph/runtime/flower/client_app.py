@@ -65,10 +65,10 @@ ClientBuilder = Callable[[Any, Any], tuple[Client, int]]
 
 @functools.lru_cache(maxsize=2)
 def load_federation(data: str) -> Any:
-    r"""The :class:`~fedgraph.partition.shard.FederatedKG` named by the run
+    r"""The :class:`~fedgraph.data.shard.FederatedKG` named by the run
     config's ``data`` (a registered name or a partition folder)."""
     from fedgraph.data import load_dataset
-    from fedgraph.partition.shard import FederatedKG
+    from fedgraph.data.shard import FederatedKG
 
     fed = load_dataset(Path(data) if Path(data).is_dir() else data)
     if not isinstance(fed, FederatedKG):
@@ -87,8 +87,8 @@ def build_kge_client(cfg: FlowerRunSettings, node_config: Any) -> tuple[Client, 
     node config's ``device`` (:func:`~fedgraph.runtime.flower.config.node_device`)."""
     import dataclasses
 
-    from fedgraph.federated.kge_setup import build_kge_federation
-    from fedgraph.partition.shard import FederatedKG
+    from fedgraph.data.shard import FederatedKG
+    from fedgraph.federated.kge.setup import build_kge_federation
 
     fed = load_federation(cfg.data)
     cid = partition_id(node_config, fed.num_clients)
@@ -121,10 +121,10 @@ def fuse_on_node(
     model from the node config's ``single-dir`` (``trainerK.pt``; model,
     width and margin from ``results.json`` there, else the run's) are fused
     by a linear layer fitted on the client's own triples
-    (:func:`~fedgraph.federated.fusion.fuse_client`, options from the run
+    (:func:`~fedgraph.federated.kge.fusion.fuse_client`, options from the run
     config's ``fusion.*``). Nothing but the three models' test sums and the
     layer's four numbers leave the node."""
-    from fedgraph.federated.fusion import (
+    from fedgraph.federated.kge.fusion import (
         fuse_client,
         fusion_to_metrics,
         load_single_model,

@@ -6,7 +6,7 @@ and builds the strategy, each ``ClientApp`` builds its own client from the
 same model settings and its node config's ``partition-id``. Keys and
 defaults are those of ``fedgraph train`` (FedLU's settings); settings of a
 particular algorithm go under ``extra.NAME`` (``extra.mu_distill = 2.0``,
-:attr:`~fedgraph.federated.kge_setup.KGESettings.extra`).
+:attr:`~fedgraph.federated.kge.setup.KGESettings.extra`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fedgraph.federated.fusion import FusionSettings
-from fedgraph.federated.kge_setup import KGESettings
+from fedgraph.federated.kge.fusion import FusionSettings
+from fedgraph.federated.kge.setup import KGESettings
 from fedgraph.registry import resolve_device
 from fedgraph.runtime.loop import SELECTIONS
 
@@ -64,8 +64,14 @@ LOOP_KEYS = {
 
 EXTRA_PREFIX = "extra."
 
+#: run-config key holding ``"KEY=VALUE KEY=VALUE"`` settings of the chosen
+#: algorithm (as ``fedgraph train --set``): any registered setting, also one
+#: that the app's ``[tool.flwr.app.config.extra]`` table does not list (Flower
+#: only overrides listed keys).
+SET_KEY = "set"
+
 #: run-config key → field of the model-fusion step (FedE §2.2.3,
-#: :class:`~fedgraph.federated.fusion.FusionSettings`; ``fusion.enabled``
+#: :class:`~fedgraph.federated.kge.fusion.FusionSettings`; ``fusion.enabled``
 #: switches it on).
 FUSION_PREFIX = "fusion."
 FUSION_KEYS = {
@@ -81,15 +87,82 @@ FUSION_KEYS = {
 
 
 def normalize_algorithm(name: str) -> str:
-    r"""``kge_algorithms`` key of ``name`` (case, ``-`` and ``_`` ignored)."""
-    return name.lower().replace("-", "").replace("_", "")
+    r"""Registry key of ``name`` (:func:`fedgraph.federated.algorithms.normalize`)."""
+    from fedgraph.federated.algorithms import normalize
+
+    return normalize(name)
 
 
 def _cast(key: str, value: Any, default: Any) -> Any:
     r"""``value`` as the type of ``default`` (TOML gives ``1`` for ``1.0``)."""
-    from fedgraph.federated.kge_setup import cast_setting
+    from fedgraph.federated.algorithms import cast_setting
 
     return cast_setting(f"Run-config key `{key}`", value, default)
+
+
+def extra_defaults() -> dict[str, Any]:
+    r"""``extra.KEY`` → default for every setting of a registered KGE
+    algorithm (the first declaring algorithm's default where several
+    declare a key): what an app's ``[tool.flwr.app.config.extra]`` table may
+    list (:func:`fedgraph.federated.algorithms.algorithms`)."""
+    from fedgraph.federated.algorithms import algorithms
+
+    out: dict[str, Any] = {}
+    for alg in algorithms("kge").values():
+        for key, default in alg.defaults().items():
+            out.setdefault(EXTRA_PREFIX + key, default)
+    return out
+
+
+def _parse_extra(
+    algorithm: str, extra: Mapping[str, Any], assignments: Any
+) -> dict[str, Any]:
+    r"""The ``extra.*`` values (any KGE algorithm's setting, cast to its
+    type; the chosen algorithm's also range-checked) and the ``set`` string
+    (the chosen algorithm's settings only)."""
+    from fedgraph.federated.algorithms import (
+        check_keys,
+        check_value,
+        get,
+        known_settings,
+        parse_assignments,
+        setting_owners,
+    )
+
+    out: dict[str, Any] = {}
+    for key, value in extra.items():
+        owners = setting_owners(key, "kge")
+        if not owners:
+            raise ValueError(
+                f"Unknown run-config key `{EXTRA_PREFIX}{key}` (algorithm "
+                f"settings: {[EXTRA_PREFIX + k for k in known_settings('kge')]})"
+            )
+        owner = get(algorithm if algorithm in owners else owners[0], "kge")
+        f = next(f for f in owner.fields() if f.name == key)
+        what = f"Run-config key `{EXTRA_PREFIX}{key}`"
+        out[key] = (
+            check_value(owner.name, f, value, what)
+            if owner.name == algorithm
+            else _cast(EXTRA_PREFIX + key, value, f.default)
+        )
+    if not isinstance(assignments, str):
+        raise ValueError(
+            f"Run-config key `{SET_KEY}` must be a string of KEY=VALUE items "
+            f"(got {assignments!r})"
+        )
+    try:
+        values = parse_assignments(assignments.split(), f"Run-config key `{SET_KEY}`")
+        check_keys(values, algorithm, "kge")
+        own = {f.name: f for f in get(algorithm, "kge").fields()}
+        for key, value in values.items():
+            what = f"Run-config key `{SET_KEY}`: {key}"
+            out[key] = check_value(algorithm, own[key], value, what)
+    except ValueError as exc:
+        msg = str(exc)
+        raise ValueError(
+            msg if msg.startswith("Run-config") else f"Run-config key `set`: {msg}"
+        ) from None
+    return out
 
 
 @dataclass
@@ -102,7 +175,7 @@ class FlowerRunSettings:
             server (for the vocabulary size, unless ``num_entities`` is set)
             and on every client.
         algorithm (str): a key of
-            :data:`~fedgraph.federated.kge_setup.kge_algorithms`.
+            :data:`~fedgraph.federated.kge.setup.kge_algorithms`.
         settings (KGESettings): model and local-training settings.
         num_rounds (int): maximum rounds. (default: :obj:`200`)
         fraction (float): client fraction :math:`F`. (default: :obj:`1.0`)
@@ -174,12 +247,7 @@ class FlowerRunSettings:
         r"""Parses a Flower ``context.run_config``; unknown keys, wrong types
         and an unknown ``algorithm`` raise a :class:`ValueError` that names
         the key."""
-        from fedgraph.federated.kge_setup import (
-            extra_settings,
-            kge_algorithms,
-            known_extra_settings,
-            setting_owners,
-        )
+        from fedgraph.federated.algorithms import algorithms
 
         defaults = {f.name: f.default for f in dataclasses.fields(cls)}
         base = KGESettings()
@@ -187,8 +255,11 @@ class FlowerRunSettings:
         settings: dict[str, Any] = {}
         extra: dict[str, Any] = {}
         fusion: dict[str, Any] = {}
+        assignments: Any = ""
         for key, value in run_config.items():
-            if key in LOOP_KEYS:
+            if key == SET_KEY:
+                assignments = value
+            elif key in LOOP_KEYS:
                 name = LOOP_KEYS[key]
                 default = defaults[name]
                 required = default is dataclasses.MISSING  # data, algorithm
@@ -203,7 +274,7 @@ class FlowerRunSettings:
             ):
                 fusion[key[len(FUSION_PREFIX) :]] = value
             else:
-                known = sorted([*LOOP_KEYS, *SETTINGS_KEYS])
+                known = sorted([*LOOP_KEYS, *SETTINGS_KEYS, SET_KEY])
                 known += [FUSION_PREFIX + k for k in FUSION_KEYS] + ["extra.NAME"]
                 raise ValueError(
                     f"Unknown run-config key `{key}` (known keys: {known}); "
@@ -216,23 +287,16 @@ class FlowerRunSettings:
                     f"The run config needs `{key}` (a non-empty string, got {value!r})"
                 )
         algorithm = normalize_algorithm(loop["algorithm"])
-        if algorithm not in kge_algorithms:
+        kge = algorithms("kge")
+        if algorithm not in kge:
             raise ValueError(
                 f"Run-config key `algorithm`: could not resolve "
-                f"'{loop['algorithm']}' among choices {sorted(kge_algorithms)}"
+                f"'{loop['algorithm']}' among choices {sorted(kge)}"
             )
         loop["algorithm"] = algorithm
-        # any algorithm's key is accepted (an app's config lists them all,
-        # since Flower only overrides keys that exist there), and cast
-        for key, value in extra.items():
-            owners = setting_owners(key)
-            if not owners:
-                raise ValueError(
-                    f"Unknown run-config key `{EXTRA_PREFIX}{key}` (algorithm "
-                    f"settings: {[EXTRA_PREFIX + k for k in known_extra_settings()]})"
-                )
-            default = extra_settings[owners[0]][key]
-            extra[key] = _cast(EXTRA_PREFIX + key, value, default)
+        # any algorithm's `extra.*` key is accepted (an app's config lists
+        # them all, since Flower only overrides keys that exist there)
+        extra = _parse_extra(algorithm, extra, assignments)
         out = cls(
             settings=KGESettings(**settings, extra=extra),
             fusion=parse_fusion(fusion),
@@ -389,4 +453,6 @@ __all__ = [
     "single_dir",
     "parse_fusion",
     "normalize_algorithm",
+    "extra_defaults",
+    "SET_KEY",
 ]

@@ -21,7 +21,7 @@ Message types (Flower's ``"<category>.<action>"``):
   test pass's ``configure_evaluate`` payload again; the client fuses the
   model it was tested with and its own single-KG model (FedE §2.2.3) and
   replies with the three models' mergeable test sums and its fitted layer
-  (:func:`~fedgraph.federated.fusion.fusion_to_metrics`).
+  (:func:`~fedgraph.federated.kge.fusion.fusion_to_metrics`).
 """
 
 from __future__ import annotations

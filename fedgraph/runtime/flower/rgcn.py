@@ -2,14 +2,14 @@ r"""Fed-RGCN on Flower: SP, FedAvg, FedProx, FedAlign and their -L variants
 (FedAlign's Table 4) as a ``ServerApp``/``ClientApp`` pair.
 
 The apps drive the simulation's objects: the strategy of
-:func:`fedgraph.federated.rgcn_runner.build_strategy` and one
-:class:`~fedgraph.federated.rgcn_client.RGCNClient` per SuperNode, built by
-:func:`~fedgraph.federated.rgcn_runner.build_clients` from the node's shard
+:func:`fedgraph.runtime.rgcn_runner.build_strategy` and one
+:class:`~fedgraph.federated.rgcn.client.RGCNClient` per SuperNode, built by
+:func:`~fedgraph.runtime.rgcn_runner.build_clients` from the node's shard
 of a saved RDF partition (``fedgraph partition aifb --strategy rdf-type
 --clients 10 --out DIR``), under FedAlign's protocol
-(:func:`~fedgraph.federated.rgcn_runner.loop_kwargs`: a fixed number of
+(:func:`~fedgraph.runtime.rgcn_runner.loop_kwargs`: a fixed number of
 rounds, every client's test accuracy after each). A run gives the numbers of
-:func:`~fedgraph.federated.rgcn_runner.run_fed_rgcn` on the same partition:
+:func:`~fedgraph.runtime.rgcn_runner.run_fed_rgcn` on the same partition:
 the same per-round accuracies, bases and communication totals.
 
 ``[tool.flwr.app.components]``::
@@ -32,17 +32,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fedgraph.federated.algorithms import get, normalize
 from fedgraph.federated.base import Client, Strategy
-from fedgraph.federated.rgcn_runner import (
+from fedgraph.runtime.flower.client_app import make_client_app
+from fedgraph.runtime.flower.config import _cast, partition_id
+from fedgraph.runtime.flower.server_app import make_server_app
+from fedgraph.runtime.rgcn_runner import (
     METHODS,
     build_clients,
     build_strategy,
     initial_bases_client,
     loop_kwargs,
 )
-from fedgraph.runtime.flower.client_app import make_client_app
-from fedgraph.runtime.flower.config import _cast, partition_id
-from fedgraph.runtime.flower.server_app import make_server_app
 
 #: run-config key → :class:`RGCNRunSettings` field.
 KEYS = {
@@ -69,14 +70,14 @@ KEYS = {
 @dataclass
 class RGCNRunSettings:
     r"""A Fed-RGCN run as the Flower apps see it (defaults: FedAlign's
-    settings, as :func:`~fedgraph.federated.rgcn_runner.run_fed_rgcn`).
+    settings, as :func:`~fedgraph.runtime.rgcn_runner.run_fed_rgcn`).
 
     Args:
         data (str): a saved RDF partition folder (``FederatedRDF.save``,
             ``fedgraph partition … --strategy rdf-type``), readable by every
             SuperNode, and by the server unless ``num_clients`` is set.
         algorithm (str): one of
-            :data:`~fedgraph.federated.rgcn_runner.METHODS`.
+            :data:`~fedgraph.runtime.rgcn_runner.METHODS`.
         num_rounds (int): rounds. (default: :obj:`20`)
         local_epochs (int): full-graph SGD steps per round. (default: :obj:`5`)
         lr (float): SGD learning rate. (default: :obj:`0.1`)
@@ -139,12 +140,14 @@ class RGCNRunSettings:
                 raise ValueError(
                     f"The run config needs `{key}` (a non-empty string, got {value!r})"
                 )
-        values["algorithm"] = values["algorithm"].lower()
-        if values["algorithm"] not in METHODS:
+        try:  # the registry's R-GCN family, names normalised there
+            alg = get(values["algorithm"], "rgcn")
+        except ValueError:
             raise ValueError(
                 f"Run-config key `algorithm`: could not resolve "
                 f"'{run_config['algorithm']}' among choices {list(METHODS)}"
-            )
+            ) from None
+        values["algorithm"] = next(m for m in METHODS if normalize(m) == alg.name)
         out = cls(**values)
         for key, name in (
             ("num-rounds", "num_rounds"),
@@ -169,11 +172,11 @@ class RGCNRunSettings:
         return out
 
     def loop_kwargs(self) -> dict[str, Any]:
-        r"""FedAlign's protocol (:func:`~fedgraph.federated.rgcn_runner.loop_kwargs`)."""
+        r"""FedAlign's protocol (:func:`~fedgraph.runtime.rgcn_runner.loop_kwargs`)."""
         return loop_kwargs(self.num_rounds, self.seed)
 
     def client_kwargs(self) -> dict[str, Any]:
-        r"""The :func:`~fedgraph.federated.rgcn_runner.build_clients` options."""
+        r"""The :func:`~fedgraph.runtime.rgcn_runner.build_clients` options."""
         return {
             "hidden_channels": self.hidden_channels,
             "num_bases": self.num_bases,
@@ -205,7 +208,7 @@ def load_rdf_federation(data: str) -> Any:
 def build_rgcn_strategy(cfg: RGCNRunSettings) -> tuple[Strategy, int]:
     r"""The strategy of ``cfg.algorithm``, which takes its initial bases from
     client 0's registration (as
-    :func:`~fedgraph.federated.rgcn_runner.run_fed_rgcn`), and the number of
+    :func:`~fedgraph.runtime.rgcn_runner.run_fed_rgcn`), and the number of
     clients (``num-clients``, else read from the partition)."""
     num_clients = cfg.num_clients or load_rdf_federation(cfg.data).num_clients
     strategy = build_strategy(
@@ -220,7 +223,7 @@ def build_rgcn_strategy(cfg: RGCNRunSettings) -> tuple[Strategy, int]:
 
 
 def build_rgcn_client(cfg: RGCNRunSettings, node_config: Any) -> tuple[Client, int]:
-    r"""This node's :class:`~fedgraph.federated.rgcn_client.RGCNClient`: the
+    r"""This node's :class:`~fedgraph.federated.rgcn.client.RGCNClient`: the
     shard ``partition-id`` of ``data``."""
     fed = load_rdf_federation(cfg.data)
     cid = partition_id(node_config, fed.num_clients)

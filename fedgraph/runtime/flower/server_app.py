@@ -17,7 +17,7 @@ from fedgraph.data.checkpoint import save_checkpoint
 from fedgraph.federated.base import Strategy
 from fedgraph.runtime.flower.config import FlowerRunSettings
 from fedgraph.runtime.flower.transport import GridTransport
-from fedgraph.runtime.loop import run_federation
+from fedgraph.runtime.loop import LoopHooks, LoopSettings, run_federation
 from fedgraph.runtime.result import SimulationResult
 
 #: ``f(settings) -> (strategy, number of clients)``.
@@ -34,8 +34,8 @@ def build_kge_strategy(cfg: FlowerRunSettings) -> tuple[Strategy, int]:
     given the vocabulary and no shards) and the number of clients. The data
     is opened only for what the run config does not give: the global entity
     count (``num-entities``) and the number of clients (``num-clients``)."""
-    from fedgraph.federated.kge_setup import build_kge_federation
-    from fedgraph.partition.shard import FederatedKG
+    from fedgraph.data.shard import FederatedKG
+    from fedgraph.federated.kge.setup import build_kge_federation
 
     num_entities, num_clients = cfg.num_entities, cfg.num_clients
     if not (num_entities and num_clients):
@@ -132,14 +132,11 @@ def run_server(
     hooks: dict[str, Any] = {}
     if ckpt_dir:
         hooks = _checkpointing(Path(ckpt_dir), strategy, transport, cfg.resume)
+    settings = LoopSettings(
+        **cfg.loop_kwargs(), progress=progress, stop_after=stop_after
+    )
     res = run_federation(
-        strategy,
-        transport,
-        **cfg.loop_kwargs(),
-        progress=progress,
-        on_round=_log_round,
-        stop_after=stop_after,
-        **hooks,
+        strategy, transport, settings, LoopHooks(on_round=_log_round, **hooks)
     )
     if stop_after is not None and _interrupted(res, cfg):
         return strategy, res
@@ -175,13 +172,13 @@ def fuse_clients(
     every client is sent the test pass's payload again and fuses the model
     it was tested with and its node's single-KG model
     (:func:`~fedgraph.runtime.flower.client_app.fuse_on_node`); the replies
-    merge into :func:`~fedgraph.federated.fusion.fuse_and_evaluate`'s result
+    merge into :func:`~fedgraph.federated.kge.fusion.fuse_and_evaluate`'s result
     (the numbers ``fedgraph fuse`` computes from a simulation's checkpoint),
     plus ``"comm"``, the exchange's own traffic, and ``"seconds"``."""
     import time
 
     from fedgraph.federated.comm import CommLedger
-    from fedgraph.federated.fusion import fusion_from_metrics, summarize_fusion
+    from fedgraph.federated.kge.fusion import fusion_from_metrics, summarize_fusion
 
     ids = transport.client_ids()
     payloads = strategy.configure_evaluate(server_round, ids, "test")

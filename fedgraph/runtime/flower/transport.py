@@ -216,7 +216,7 @@ class GridTransport(Transport):
         r"""FedE's model-fusion step on every client of ``payloads`` (the test
         pass's payloads): each fuses the state it was tested with (its best
         round's, when the run tested one) with its single-KG model; the
-        replies carry :func:`~fedgraph.federated.fusion.fusion_to_metrics`."""
+        replies carry :func:`~fedgraph.federated.kge.fusion.fusion_to_metrics`."""
         return self._exchange(FUSE, server_round, payloads, **{USE_BEST: self.use_best})
 
     def keep_best(

@@ -1,0 +1,325 @@
+r"""A federated knowledge-graph-embedding client over one :class:`KGShard`."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from fedgraph.data.io import cpu_copy
+from fedgraph.data.shard import KGShard
+from fedgraph.eval.metrics import DIRECTIONS, LinkPredState
+from fedgraph.eval.ranking import TripleFilter, rank_triples
+from fedgraph.federated.base import Client
+from fedgraph.federated.kge.fede import ENTITY
+from fedgraph.federated.loss_terms import active_terms
+from fedgraph.federated.payload import Payload, PayloadError
+from fedgraph.models.kge import MODES, KGEModel
+from fedgraph.models.losses import KGELoss, resolve_loss
+from fedgraph.models.sampling import NegativeSampler, subsampling_weights
+from fedgraph.training.kge_trainer import train_epochs
+
+
+class KGEClient(Client):
+    r"""A client that trains a KGE model on its own shard.
+
+    It registers the global ids of its entities once, then each round
+    overwrites its entity rows with the received global rows, trains
+    ``local_epochs`` epochs (:func:`~fedgraph.training.kge_trainer.train_epochs`,
+    both corruption modes, FedLU Eq. 7 loss by default) plus the regulariser the
+    terms the strategy's ``config`` switches on (the loss-term hook,
+    :mod:`fedgraph.federated.loss_terms`), and replies with its
+    entity rows keyed by global id. Its triples, relation names and relation
+    embeddings never leave it.
+
+    Evaluation is filtered ranking of heads and tails among the client's own
+    entities, filtered by the client's own train + valid + test triples
+    (FedLU's protocol; :meth:`use_protocol` selects another, e.g. FedE's:
+    tails only, among the client's training entities), with the client's
+    current table or, if the payload carries ``arrays["entity"]``, with
+    those rows (the server's aggregated rows, as FedE's code scores).
+
+    Args:
+        shard (KGShard): the client's data (local ids).
+        model (KGEModel): a model over the shard's local entities/relations.
+        loss (KGELoss or str, optional): (default: ``"sigmoid-ns"``)
+        lr (float, optional): Adam learning rate. (default: :obj:`1e-4`)
+        batch_size (int, optional): (default: :obj:`1024`)
+        num_negatives (int, optional): (default: :obj:`256`)
+        local_epochs (int, optional): epochs per round. (default: :obj:`3`)
+        shared_negatives (bool, optional): one negative set per batch (fast
+            candidate-matrix scoring). (default: :obj:`True`)
+        subsampling (bool, optional): RotatE/FedLU frequency weights.
+            (default: :obj:`True`)
+        reset_optimizer (bool, optional): a fresh Adam each round, as FedLU's
+            code does when the global rows replace the local ones.
+            (default: :obj:`True`)
+        modes (Sequence[str], optional): corruption modes, one optimiser step
+            each per batch. (default: head-batch and tail-batch)
+        directions (Sequence[str], optional): ranked directions.
+        exclude (Tensor, optional): ``[E]`` local entity ids outside the
+            candidate set (masked like filtered answers unless one is the
+            target; default: :obj:`None`, every entity of the client is a
+            candidate); see :meth:`use_protocol`.
+        eval_batch_size (int, optional): queries per scoring chunk.
+        seed (int, optional): seed of the client's generator. (default: :obj:`0`)
+        device (torch.device or str, optional): where the model trains and
+            ranks (e.g. ``"cuda"``). Batches and negatives are still drawn on
+            the CPU from the client's generator (the same samples on every
+            device); payloads and :meth:`state_dict` are CPU tensors, so a run
+            checkpointed on a GPU resumes on a CPU and vice versa.
+            (default: ``"cpu"``)
+    """
+
+    def __init__(
+        self,
+        shard: KGShard,
+        model: KGEModel,
+        *,
+        loss: KGELoss | str = "sigmoid-ns",
+        lr: float = 1e-4,
+        batch_size: int = 1024,
+        num_negatives: int = 256,
+        local_epochs: int = 3,
+        shared_negatives: bool = True,
+        subsampling: bool = True,
+        reset_optimizer: bool = True,
+        modes: Sequence[str] = MODES,
+        directions: Sequence[str] = DIRECTIONS,
+        exclude: Tensor | None = None,
+        eval_batch_size: int = 512,
+        seed: int = 0,
+        device: torch.device | str = "cpu",
+    ) -> None:
+        if model.num_entities != shard.num_entities:
+            raise ValueError(
+                f"Client {shard.client_id}: `model` has {model.num_entities} "
+                f"entities but the shard has {shard.num_entities}"
+            )
+        if local_epochs < 1:
+            raise ValueError(f"`local_epochs` must be positive (got {local_epochs})")
+        self.client_id = int(shard.client_id)
+        self.device = torch.device(device)
+        self.shard, self.model = shard, model.to(self.device)
+        self.loss = resolve_loss(loss) if isinstance(loss, str) else loss
+        self.lr, self.batch_size = float(lr), int(batch_size)
+        self.local_epochs = int(local_epochs)
+        self.reset_optimizer = bool(reset_optimizer)
+        self.modes = tuple(modes)
+        self.directions, self.eval_batch_size = tuple(directions), int(eval_batch_size)
+        self.exclude = exclude
+        self.train_triples = shard.graph.triples("train")
+        self.weights = subsampling_weights(self.train_triples) if subsampling else None
+        self.sampler = NegativeSampler(
+            model.num_entities, num_negatives, shared=shared_negatives
+        )
+        filter_splits = [
+            s for s in ("train", "valid", "test") if s in shard.graph.split_names
+        ]
+        self.filter = TripleFilter(
+            shard.graph.all_triples(filter_splits),
+            model.num_entities,
+            model.num_relations,
+        ).to(self.device)
+        self.generator = torch.Generator().manual_seed(
+            int(seed) * 7919 + self.client_id
+        )
+        self.optimizer = self._adam()
+        # the table at the end of the previous local training (loss terms)
+        self.previous_table: Tensor | None = None
+
+    # ------------------------------------------------------------- helpers
+    def _adam(self) -> torch.optim.Adam:
+        r"""Adam over the model (the fused kernel: one pass over each table
+        per step, about 6x less CPU time than the default on a 3.4M-entry
+        entity table; same update rule)."""
+        return torch.optim.Adam(self.model.parameters(), lr=self.lr, fused=True)
+
+    @property
+    def table(self) -> Tensor:
+        return self.model.entity_embedding.weight
+
+    def _on_device(self, rows: Tensor) -> Tensor:
+        r"""Received rows as the entity table's device and dtype."""
+        return rows.to(device=self.device, dtype=self.table.dtype)
+
+    def _local_index(self, key: str, payload: Payload) -> Tensor:
+        r"""Local row positions of the payload's global ids (on the CPU)."""
+        if key not in payload.row_ids:
+            raise PayloadError(f"Client {self.client_id}: `row_ids['{key}']` missing")
+        ids = payload.row_ids[key].long()
+        pos = torch.searchsorted(self.shard.entity_ids, ids)
+        pos = pos.clamp_max(self.shard.entity_ids.numel() - 1)
+        if not torch.equal(self.shard.entity_ids[pos], ids):
+            raise PayloadError(
+                f"Client {self.client_id} received rows for entities it does not hold"
+            )
+        return pos
+
+    # ---------------------------------------------------------------- API
+    def register(self) -> Payload:
+        return Payload(row_ids={ENTITY: self.shard.entity_ids.clone()})
+
+    def _train_local(self, extra_loss: Callable[..., Tensor] | None = None) -> float:
+        r"""``local_epochs`` of :func:`train_epochs` on the client's training
+        triples with its optimizer, sampler and generator; the mean loss."""
+        return train_epochs(
+            self.model,
+            self.train_triples,
+            epochs=self.local_epochs,
+            batch_size=self.batch_size,
+            loss=self.loss,
+            optimizer=self.optimizer,
+            sampler=self.sampler,
+            generator=self.generator,
+            modes=self.modes,
+            weights=self.weights,
+            extra_loss=extra_loss,
+        )
+
+    def fit(self, payload: Payload) -> Payload:
+        cfg = payload.config
+        if ENTITY in payload.arrays:
+            before = self.table.detach().clone()
+            self._write_rows(self.table, payload)
+            received = self.table.detach().clone()
+            if self.previous_table is None:
+                self.previous_table = received.clone()  # FedLU code at round 1
+            else:
+                self.previous_table = before
+        else:
+            received = self.table.detach().clone()
+        if self.reset_optimizer:
+            self.optimizer = self._adam()
+        # the loss-term hook: the terms this round's config asks for
+        terms = active_terms(cfg, received, self.previous_table)
+
+        def extra(model: KGEModel, *_: Any) -> Tensor:
+            out = model.entity_embedding.weight.new_zeros(())
+            for term in terms:
+                out = out + term(model)
+            return out
+
+        mean_loss = self._train_local(extra if terms else None)
+        return Payload(
+            arrays={ENTITY: cpu_copy(self.table)},
+            row_ids={ENTITY: self.shard.entity_ids.clone()},
+            metrics={"count": 1, "loss_sum": mean_loss},
+            num_examples=int(self.train_triples.size(0)),
+        )
+
+    def _write_rows(self, table: Tensor, payload: Payload) -> None:
+        r"""Writes the payload's entity rows (if any) into ``table``."""
+        if ENTITY in payload.arrays:
+            idx = self._local_index(ENTITY, payload).to(table.device)
+            with torch.no_grad():
+                table[idx] = payload.arrays[ENTITY].to(table.device, table.dtype)
+
+    def evaluation_model(self, payload: Payload) -> KGEModel:
+        r"""A copy of the model that :meth:`evaluate` scores for ``payload``
+        (the client's model with the payload's entity rows, if any): e.g. the
+        federated model of FedE's model fusion."""
+        model = copy.deepcopy(self.model)
+        self._write_rows(model.entity_embedding.weight, payload)
+        return model
+
+    def use_protocol(self, protocol: Any) -> None:
+        r"""Evaluates under ``protocol`` (an
+        :class:`~fedgraph.eval.protocol.EvalProtocol` or its name): its
+        directions and candidate set (the filter is the client's own
+        train + valid + test in every registered protocol)."""
+        from fedgraph.eval.protocol import resolve_protocol
+
+        protocol = resolve_protocol(protocol)
+        self.directions = tuple(protocol.directions)
+        self.exclude = protocol.excluded_ids(self.shard.graph)
+
+    def rank(
+        self,
+        triples: Tensor,
+        model: Any = None,
+        *,
+        filter: TripleFilter | None = None,
+    ) -> LinkPredState:
+        r"""Filtered ranking of ``triples`` under the client's protocol (its
+        candidates, its ranked directions, its filter unless
+        ``filter`` is given) with ``model`` (default: the client's model; any
+        object with the KGE scoring API, e.g. a
+        :class:`~fedgraph.federated.kge.fusion.ScoreFusion`)."""
+        return rank_triples(
+            self.model if model is None else model,
+            triples,
+            filter=self.filter if filter is None else filter,
+            directions=self.directions,
+            batch_size=self.eval_batch_size,
+            exclude=self.exclude,
+        )
+
+    def evaluate(self, payload: Payload) -> Payload:
+        split = str(payload.config.get("split", "valid"))
+        saved = None
+        if ENTITY in payload.arrays:
+            saved = self.table.detach().clone()
+            self._write_rows(self.table, payload)
+        triples = self.shard.graph.triples(split)
+        state = self.rank(triples)
+        if saved is not None:
+            with torch.no_grad():
+                self.table.copy_(saved)
+        return Payload(
+            metrics={**state.to_dict(), "n_triples": int(triples.size(0))},
+            num_examples=int(triples.size(0)),
+        )
+
+    def state_dict(self) -> dict[str, Any]:
+        r"""The client's state as CPU tensors (model, optimiser, generator,
+        the previous round's table)."""
+        return {
+            "model": cpu_copy(self.model.state_dict()),
+            "optimizer": cpu_copy(self.optimizer.state_dict()),
+            "generator": self.generator.get_state(),
+            "previous_table": None
+            if self.previous_table is None
+            else cpu_copy(self.previous_table),
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        self.model.load_state_dict(state["model"])
+        self.optimizer = self._adam()
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.generator.set_state(state["generator"])
+        prev = state["previous_table"]
+        self.previous_table = None if prev is None else self._on_device(prev)
+
+    def __repr__(self) -> str:
+        return (
+            f"KGEClient(client={self.client_id}, model={self.model!r}, "
+            f"local_epochs={self.local_epochs}, batch_size={self.batch_size}"
+            + ("" if self.device.type == "cpu" else f", device={self.device}")
+            + ")"
+        )
+
+
+_MOVED = {
+    "proximal_term": "fedgraph.federated.kge.fedprox",
+    "contrastive_term": "fedgraph.federated.kge.fedec",
+    "contrastive_direction": "fedgraph.federated.kge.fedec",
+    "COSINE_EPS": "fedgraph.federated.kge.fedec",
+    "_MeanCosineGap": "fedgraph.federated.kge.fedec",
+}
+
+
+def __getattr__(name: str) -> Any:
+    # the regularisers moved to their algorithms' modules; the old import
+    # path keeps working
+    if name in _MOVED:
+        import importlib
+
+        return getattr(importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["KGEClient"]

@@ -1,0 +1,2 @@
+r"""The text family: FedMKGC (a shared language-model encoder over the
+clients' entity texts)."""

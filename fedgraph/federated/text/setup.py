@@ -1,0 +1,206 @@
+r"""Builders of the text family: FedMKGC's runnable settings (the
+registry's ``text`` algorithms, :mod:`fedgraph.federated.text.builtin`) as a
+strategy and one :class:`~fedgraph.federated.text.client.FedMKGCClient` per
+language KG."""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+from torch import nn
+
+from fedgraph.data.entity_text import entity_titles
+from fedgraph.data.knowledge_graph import KnowledgeGraph
+from fedgraph.federated.base import Strategy
+from fedgraph.federated.separated import Separated
+from fedgraph.federated.text.client import LOCAL_EPOCHS, FedMKGCClient
+from fedgraph.federated.text.fedmkgc import FedMKGC
+from fedgraph.models.text._transformers import require_transformers
+from fedgraph.models.text.bi_encoder import ENCODER, BiEncoder
+from fedgraph.models.text.tokens import EntityTokens
+
+#: Algorithm name → (strategy kind, schedule).
+mkgc_algorithms: dict[str, tuple[str, str | None]] = {
+    "fedmkgc": ("fedmkgc", "sequential"),
+    "fedmkgc-parallel": ("fedmkgc", "parallel"),
+    "independent": ("independent", None),
+}
+
+
+@dataclass
+class MKGCSettings:
+    r"""Settings of a FedMKGC run (defaults: the paper's implementation
+    details, except the language model, which is the caller's).
+
+    Args:
+        lr (float): Adam learning rate. (default: 5e-5)
+        batch_size (int): training batch = in-batch negatives. (default: 384)
+        local_epochs (int): epochs per round. (default: 1)
+        max_length (int): tokens per entity title, incl. special tokens.
+            (default: 12)
+        num_prefix_tokens (int): prefix vectors per relation. (default: 12)
+        margin (float): :math:`\gamma`. (default: 0.02)
+        temperature (float): :math:`\tau`. (default: 0.05)
+        rerank_alpha (float): :math:`\alpha`, 0 disables. (default: 0.01)
+        rerank_hops (int): :math:`k`. (default: 5)
+        eval_batch_size (int): (default: 256)
+        reset_optimizer (bool): fresh Adam every round. (default: True)
+        seed (int): seeds prefixes, batch order, dropout. (default: 0)
+    """
+
+    lr: float = 5e-5
+    batch_size: int = 384
+    local_epochs: int = 1
+    max_length: int = 12
+    num_prefix_tokens: int = 12
+    margin: float = 0.02
+    temperature: float = 0.05
+    rerank_alpha: float = 0.01
+    rerank_hops: int = 5
+    eval_batch_size: int = 256
+    reset_optimizer: bool = True
+    seed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def load_text_model(name_or_path: str | os.PathLike[str]) -> tuple[nn.Module, Any]:
+    r"""``(encoder, tokenizer)``: ``AutoModel`` and ``AutoTokenizer`` from a
+    local model folder (or a Hub name, where the Hub can be reached).
+
+    Raises:
+        ImportError: if ``transformers`` is not installed.
+    """
+    transformers = require_transformers()
+    path = str(name_or_path)
+    encoder = transformers.AutoModel.from_pretrained(path)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+    return encoder, tokenizer
+
+
+def compact_relations(graph: KnowledgeGraph) -> KnowledgeGraph:
+    r"""``graph`` with its relations renumbered ``0 … R' - 1`` over the ones
+    its triples use (in ascending id order), so a client holds prefixes only
+    for its own relations (DBP-5L's shared vocabulary has 960; Greek uses
+    111). Entity ids and names are unchanged."""
+    used = torch.unique(graph.all_triples()[:, 1])
+    new_id = torch.full((graph.num_relations,), -1, dtype=torch.long)
+    new_id[used] = torch.arange(used.numel())
+    triples = {}
+    for split in graph.split_names:
+        t = graph.triples(split).clone()
+        t[:, 1] = new_id[t[:, 1]]
+        triples[split] = t
+    names = None
+    if graph.relation_names is not None:
+        names = [graph.relation_names[int(r)] for r in used]
+    return KnowledgeGraph(
+        triples,
+        num_entities=graph.num_entities,
+        num_relations=max(int(used.numel()), 1),
+        entity_names=graph.entity_names,
+        relation_names=names if used.numel() else None,
+        name=graph.name,
+    )
+
+
+def build_fedmkgc_clients(
+    graphs: Sequence[KnowledgeGraph],
+    encoder: nn.Module,
+    tokenizer: Any,
+    settings: MKGCSettings,
+    *,
+    texts: Sequence[Sequence[str]] | None = None,
+) -> dict[int, FedMKGCClient]:
+    r"""One :class:`FedMKGCClient` per graph (client id = position), each
+    with its own deep copy of ``encoder`` and relation prefixes drawn after
+    ``torch.manual_seed(seed * 1009 + client)``.
+
+    Args:
+        graphs (Sequence[KnowledgeGraph]): the language KGs.
+        encoder (nn.Module): the (pre-trained) language model, copied.
+        tokenizer: its tokenizer.
+        settings (MKGCSettings): the run's settings.
+        texts (Sequence[Sequence[str]], optional): per graph the text of each
+            entity (default: :func:`~fedgraph.data.entity_titles`, the DBpedia
+            titles in the KG's own language).
+    """
+    if texts is not None and len(texts) != len(graphs):
+        raise ValueError(
+            f"`texts` must hold one list per graph (got {len(texts)} for "
+            f"{len(graphs)} graphs)"
+        )
+    clients = {}
+    for c, graph in enumerate(graphs):
+        names = entity_titles(graph) if texts is None else list(texts[c])
+        tokens = EntityTokens.from_texts(
+            tokenizer, names, max_length=settings.max_length
+        )
+        torch.manual_seed(settings.seed * 1009 + c)
+        model = BiEncoder(
+            copy.deepcopy(encoder),
+            graph.num_relations,
+            num_prefix_tokens=settings.num_prefix_tokens,
+        )
+        clients[c] = FedMKGCClient(
+            graph,
+            model,
+            tokens,
+            lr=settings.lr,
+            batch_size=settings.batch_size,
+            local_epochs=settings.local_epochs,
+            margin=settings.margin,
+            temperature=settings.temperature,
+            rerank_alpha=settings.rerank_alpha,
+            rerank_hops=settings.rerank_hops,
+            eval_batch_size=settings.eval_batch_size,
+            reset_optimizer=settings.reset_optimizer,
+            seed=settings.seed * 1009 + c,
+        )
+    return clients
+
+
+def build_fedmkgc(
+    algorithm: str,
+    graphs: Sequence[KnowledgeGraph],
+    encoder: nn.Module,
+    tokenizer: Any,
+    settings: MKGCSettings,
+    *,
+    texts: Sequence[Sequence[str]] | None = None,
+) -> tuple[Strategy, dict[int, FedMKGCClient]]:
+    r"""The strategy and clients of ``algorithm`` (a key of
+    :data:`mkgc_algorithms`): :class:`FedMKGC` from ``encoder``'s weights
+    (sequential or parallel), or :class:`~fedgraph.federated.separated.Separated`
+    for ``"independent"``."""
+    key = algorithm.lower().replace("_", "-")
+    if key not in mkgc_algorithms:
+        raise ValueError(
+            f"Could not resolve `algorithm` '{algorithm}' among choices "
+            f"{sorted(mkgc_algorithms)}"
+        )
+    kind, schedule = mkgc_algorithms[key]
+    clients = build_fedmkgc_clients(graphs, encoder, tokenizer, settings, texts=texts)
+    if kind == "independent":
+        return Separated(config={LOCAL_EPOCHS: settings.local_epochs}), clients
+    initial = {ENCODER + k: p.detach().clone() for k, p in encoder.named_parameters()}
+    strategy = FedMKGC(
+        initial, schedule=str(schedule), local_epochs=settings.local_epochs
+    )
+    return strategy, clients
+
+
+__all__ = [
+    "MKGCSettings",
+    "mkgc_algorithms",
+    "load_text_model",
+    "compact_relations",
+    "build_fedmkgc_clients",
+    "build_fedmkgc",
+]

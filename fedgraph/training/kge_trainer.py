@@ -1,0 +1,322 @@
+r"""Training one knowledge graph: the local step of every federated KGE client
+(:func:`train_epochs`) and the trainer with validation, early stopping and
+checkpoints (:class:`KGETrainer`) that the baselines
+(:mod:`fedgraph.runtime.baselines`) run per client.
+
+(``python -m fedgraph.training.kge_trainer`` runs the baselines' CLI, the
+command earlier runs were recorded with.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from fedgraph.data.io import atomic_torch_save, cpu_copy
+from fedgraph.data.knowledge_graph import KnowledgeGraph
+from fedgraph.eval.metrics import DIRECTIONS, LinkPredState
+from fedgraph.eval.ranking import TripleFilter, rank_triples
+from fedgraph.models.kge import MODES, KGEModel
+from fedgraph.models.losses import KGELoss, resolve_loss
+from fedgraph.models.sampling import NegativeSampler, subsampling_weights
+from fedgraph.progress import advance
+
+ExtraLoss = Callable[[KGEModel, Tensor, Tensor, str], Tensor]
+
+
+def train_epochs(
+    model: KGEModel,
+    triples: Tensor,
+    *,
+    epochs: int = 1,
+    batch_size: int = 1024,
+    loss: KGELoss,
+    optimizer: torch.optim.Optimizer,
+    sampler: NegativeSampler,
+    generator: torch.Generator,
+    modes: Sequence[str] = MODES,
+    weights: Tensor | None = None,
+    extra_loss: ExtraLoss | None = None,
+    shuffle: bool = True,
+) -> float:
+    r"""Trains ``model`` on ``triples`` for ``epochs`` and returns the mean loss.
+
+    Each epoch shuffles the triples (with ``generator``) and, for every batch
+    and every corruption mode in ``modes``, takes one optimiser step on
+
+    .. math::
+        L = \text{loss}(s^+, s^-, w) + \text{extra\_loss}(\text{model},
+        \text{batch}, \text{negatives}, \text{mode})
+
+    (an epoch therefore sees each triple once per mode, like the RotatE /
+    FedLU code's alternating head-batch / tail-batch loaders). Batches and
+    negatives are drawn where ``triples`` live (the CPU ``generator``: the
+    same random stream on every device) and moved to the model's device for
+    scoring, so a model on a GPU trains on exactly the CPU run's samples. Federated
+    clients call this every round and pass their regulariser (proximal,
+    contrastive, distillation) as ``extra_loss``.
+
+    Args:
+        model (KGEModel): the model to train (in place).
+        triples (Tensor): ``[n, 3]`` training triples.
+        epochs (int, optional): passes over ``triples``. (default: 1)
+        batch_size (int, optional): positives per step. (default: 1024)
+        loss (KGELoss): the loss object.
+        optimizer (torch.optim.Optimizer): optimiser over ``model``'s params.
+        sampler (NegativeSampler): negative sampler.
+        generator (torch.Generator): the only source of randomness.
+        modes (Sequence[str], optional): corruption modes per batch.
+        weights (Tensor, optional): ``[n]`` per-triple loss weights
+            (:func:`~fedgraph.models.sampling.subsampling_weights`).
+        extra_loss (Callable, optional): ``f(model, batch, negatives, mode)``.
+        shuffle (bool, optional): reshuffle every epoch; ``False`` takes the
+            batches in the order of ``triples`` every epoch (as FedLU's code,
+            which fixes its batch order at start-up). (default: :obj:`True`)
+    """
+    model.train()
+    device = model.device
+    # the loss sum stays on the device (float64: the same sum as Python floats):
+    # no host sync per step, so on a GPU the next batch is drawn while the
+    # current step runs
+    total = torch.zeros((), dtype=torch.float64, device=device)
+    steps = 0
+    n = triples.size(0)
+    for _ in range(int(epochs)):
+        perm = torch.randperm(n, generator=generator) if shuffle else torch.arange(n)
+        for start in range(0, n, batch_size):
+            idx = perm[start : start + batch_size]
+            cpu_batch = triples[idx]
+            batch = cpu_batch.to(device)
+            w = None if weights is None else weights[idx].to(device)
+            for mode in modes:
+                neg = sampler.sample(cpu_batch, mode, generator).to(device)
+                pos_score, neg_score = model.score_batch(batch, neg, mode)
+                value = loss(pos_score, neg_score, w)
+                if extra_loss is not None:
+                    value = value + extra_loss(model, batch, neg, mode)
+                optimizer.zero_grad(set_to_none=True)
+                value.backward()
+                optimizer.step()
+                total += value.detach().double()
+                steps += 1
+            advance()  # the open progress bar, if any
+    return float(total) / max(1, steps)
+
+
+class KGETrainer:
+    r"""Trains and evaluates one KGE model on one :class:`KnowledgeGraph`.
+
+    Evaluates the validation split every ``eval_every`` epochs (filtered,
+    ``directions``, candidates and filter as given), keeps the best model by
+    validation MRR, stops after ``patience`` evaluations without improvement
+    (FedLU: every 5 epochs, patience 3) or ``max_epochs``, and writes a
+    checkpoint after every evaluation, from which :meth:`fit` resumes with
+    identical numbers (model, optimiser and generator states are saved).
+
+    Args:
+        model (KGEModel): the model.
+        graph (KnowledgeGraph): the graph; splits ``"train"``, ``"valid"``,
+            ``"test"``.
+        loss (KGELoss or str, optional): (default: ``"sigmoid-ns"``, FedLU Eq. 7)
+        lr (float, optional): Adam learning rate. (default: 1e-4)
+        batch_size (int, optional): (default: 1024)
+        num_negatives (int, optional): (default: 256)
+        shared_negatives (bool, optional): one negative set per batch.
+            (default: :obj:`True`)
+        subsampling (bool, optional): RotatE/FedLU frequency weights.
+            (default: :obj:`True`)
+        eval_every (int, optional): epochs between validations. (default: 5)
+        patience (int, optional): validations without improvement. (default: 3)
+        max_epochs (int, optional): (default: 400, FedLU's ``max_epoch``)
+        candidates (Tensor, optional): ``[C]`` entity ids ranked among
+            (default: all entities of ``graph``).
+        filter_splits (Sequence[str], optional): splits of ``graph`` whose
+            triples are filtered. (default: train, valid, test)
+        exclude (Tensor, optional): ``[E]`` entity ids masked like filtered
+            answers unless one is the target (FedE's protocol: the entities
+            outside the training triples). (default: :obj:`None`)
+        directions (Sequence[str], optional): (default: head and tail)
+        modes (Sequence[str], optional): corruption modes of training, one
+            optimiser step each per batch (FedE's code: tail-batch only).
+            (default: head-batch and tail-batch)
+        seed (int, optional): (default: 0)
+        checkpoint (str or Path, optional): checkpoint file.
+        progress (bool, optional): tqdm bar over epochs. (default: :obj:`False`)
+        log (str, optional): when set, prints one JSON line per evaluation
+            tagged with this name. (default: :obj:`None`)
+        shuffle (bool, optional): reshuffle the training triples every epoch
+            (``False``: the order of ``graph``'s training split, every epoch).
+            (default: :obj:`True`)
+        device (torch.device or str, optional): where the model trains and
+            ranks; samples are drawn on the CPU (:func:`train_epochs`), so the
+            run is the CPU run up to float rounding. (default: ``"cpu"``)
+    """
+
+    def __init__(
+        self,
+        model: KGEModel,
+        graph: KnowledgeGraph,
+        *,
+        loss: KGELoss | str = "sigmoid-ns",
+        lr: float = 1e-4,
+        batch_size: int = 1024,
+        num_negatives: int = 256,
+        shared_negatives: bool = True,
+        subsampling: bool = True,
+        eval_every: int = 5,
+        patience: int = 3,
+        max_epochs: int = 400,
+        candidates: Tensor | None = None,
+        filter_splits: Sequence[str] = ("train", "valid", "test"),
+        exclude: Tensor | None = None,
+        directions: Sequence[str] = DIRECTIONS,
+        modes: Sequence[str] = MODES,
+        seed: int = 0,
+        checkpoint: str | os.PathLike[str] | None = None,
+        progress: bool = False,
+        log: str | None = None,
+        shuffle: bool = True,
+        device: torch.device | str = "cpu",
+    ) -> None:
+        if eval_every <= 0 or patience <= 0 or max_epochs <= 0:
+            raise ValueError(
+                "`eval_every`, `patience` and `max_epochs` must be positive "
+                f"(got {eval_every}, {patience}, {max_epochs})"
+            )
+        self.device = torch.device(device)
+        self.model, self.graph = model.to(self.device), graph
+        self.loss = resolve_loss(loss) if isinstance(loss, str) else loss
+        self.batch_size, self.eval_every = int(batch_size), int(eval_every)
+        self.patience, self.max_epochs = int(patience), int(max_epochs)
+        self.candidates, self.directions = candidates, tuple(directions)
+        self.filter_splits = tuple(filter_splits)
+        self.modes = tuple(modes)
+        self.exclude = exclude
+        self.seed, self.progress, self.log = int(seed), bool(progress), log
+        self.shuffle = bool(shuffle)
+        self.checkpoint = Path(checkpoint) if checkpoint is not None else None
+        self.train_triples = graph.triples("train")
+        self.weights = subsampling_weights(self.train_triples) if subsampling else None
+        self.sampler = NegativeSampler(
+            model.num_entities, num_negatives, shared=shared_negatives
+        )
+        self.filter = TripleFilter(
+            graph.all_triples(self.filter_splits),
+            model.num_entities,
+            model.num_relations,
+        ).to(self.device)
+        self.optimizer = torch.optim.Adam(model.parameters(), lr=lr, fused=True)
+        self.generator = torch.Generator().manual_seed(self.seed)
+        self.epoch, self.best_mrr, self.bad, self.best_epoch = 0, -1.0, 0, 0
+        self.best_state: dict[str, Tensor] | None = None
+        self.history: list[dict[str, Any]] = []
+        self.train_seconds = 0.0
+
+    def evaluate(self, split: str = "valid") -> LinkPredState:
+        r"""Filtered ranking of ``split`` with the trainer's settings."""
+        return rank_triples(
+            self.model,
+            self.graph.triples(split),
+            filter=self.filter,
+            candidates=self.candidates,
+            directions=self.directions,
+            exclude=self.exclude,
+        )
+
+    def state_dict(self) -> dict[str, Any]:
+        r"""The trainer's state as CPU tensors (a checkpoint written on a GPU
+        resumes on a CPU and the other way round)."""
+        return {
+            "epoch": self.epoch,
+            "model": cpu_copy(self.model.state_dict()),
+            "optimizer": cpu_copy(self.optimizer.state_dict()),
+            "generator": self.generator.get_state(),
+            "best_mrr": self.best_mrr,
+            "best_epoch": self.best_epoch,
+            "bad": self.bad,
+            "best_state": self.best_state,
+            "history": self.history,
+            "train_seconds": self.train_seconds,
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.generator.set_state(state["generator"])
+        for key in ("epoch", "best_mrr", "best_epoch", "bad", "best_state", "history"):
+            setattr(self, key, state[key])
+        self.train_seconds = state.get("train_seconds", 0.0)
+
+    def _done(self) -> bool:
+        return self.bad >= self.patience or self.epoch >= self.max_epochs
+
+    def fit(self, resume: bool = True) -> dict[str, Any]:
+        r"""Trains until early stop; returns ``{"best_epoch", "epochs", "history"}``
+        and leaves the best model loaded."""
+        if resume and self.checkpoint is not None and self.checkpoint.exists():
+            from fedgraph.data.checkpoint import load_checkpoint
+
+            self.load_state_dict(load_checkpoint(self.checkpoint, keys=("model",)))
+        bar = None
+        if self.progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=self.max_epochs, initial=self.epoch, desc="epochs")
+        while not self._done():
+            t0 = time.perf_counter()
+            n_ep = min(self.eval_every, self.max_epochs - self.epoch)
+            mean_loss = train_epochs(
+                self.model,
+                self.train_triples,
+                epochs=n_ep,
+                batch_size=self.batch_size,
+                loss=self.loss,
+                optimizer=self.optimizer,
+                sampler=self.sampler,
+                generator=self.generator,
+                modes=self.modes,
+                weights=self.weights,
+                shuffle=self.shuffle,
+            )
+            self.train_seconds += time.perf_counter() - t0
+            self.epoch += n_ep
+            t1 = time.perf_counter()
+            metrics = self.evaluate("valid").compute()
+            entry = {
+                "epoch": self.epoch,
+                "loss": mean_loss,
+                "valid": metrics,
+                "eval_seconds": time.perf_counter() - t1,
+            }
+            self.history.append(entry)
+            if metrics["mrr"] > self.best_mrr:
+                self.best_mrr, self.best_epoch, self.bad = metrics["mrr"], self.epoch, 0
+                self.best_state = cpu_copy(self.model.state_dict())
+            else:
+                self.bad += 1
+            if self.checkpoint is not None:
+                atomic_torch_save(self.state_dict(), self.checkpoint)
+            if self.log is not None:
+                print(json.dumps({"log": self.log, **entry}), flush=True)
+            if bar is not None:
+                bar.update(n_ep)
+                bar.set_postfix(loss=f"{mean_loss:.4f}", mrr=f"{metrics['mrr']:.4f}")
+        if bar is not None:
+            bar.close()
+        if self.best_state is not None:
+            self.model.load_state_dict(self.best_state)
+        return {
+            "best_epoch": self.best_epoch,
+            "epochs": self.epoch,
+            "history": self.history,
+        }
+
+
+__all__ = ["train_epochs", "KGETrainer", "ExtraLoss"]
