@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 import torch
 
-from fedgraph.partition.fede_pickle import load_fede_pickle, main
 from fedgraph.data.io import DataFormatError
 from fedgraph.partition import load_partition
+from fedgraph.partition.fede_pickle import load_fede_pickle, main
 
 
 def _client(triples):
