@@ -24,6 +24,10 @@ SELECTIONS = ("weighted", "per-client")
 EVAL_PROTOCOLS = ("fede", "fedlu")
 #: the partitioners' short names (:func:`fedgraph.cli.partition._strategies`)
 PARTITIONERS = ("relation", "spectral", "rdf-type")
+#: :data:`fedgraph.privacy.attacks.ATTACKS` (``fedgraph audit --attack``)
+ATTACKS = ("triple-inference", "membership")
+#: :data:`fedgraph.privacy.record.KEEP` (``fedgraph train --record-uploads``)
+RECORD_KEEP = ("last", "all")
 
 
 def normalized(text: str) -> str:
@@ -39,5 +43,7 @@ __all__ = [
     "SELECTIONS",
     "PARTITIONERS",
     "EVAL_PROTOCOLS",
+    "ATTACKS",
+    "RECORD_KEEP",
     "normalized",
 ]

@@ -31,6 +31,7 @@ COMMANDS: list[str] = [
     "unlearn",
     "fuse",
     "algorithms",
+    "audit",
 ]
 
 

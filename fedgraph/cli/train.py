@@ -266,6 +266,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="return after this many rounds of this call (resume later)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    from fedgraph.cli.privacy_options import add_privacy_arguments
+
+    add_privacy_arguments(p)  # --record-uploads, --dp-*, --secagg, --private-alignment
     p.set_defaults(func=run)
 
 
@@ -384,7 +387,16 @@ def _resume_record(args: argparse.Namespace, algorithm: str) -> dict[str, Any]:
         "eval_protocol": normalized(args.protocol),
         "corrupt": args.corrupt,
         "subsampling": not args.no_subsampling,
+        # a private run resumes only as the same private run
+        "privacy": _privacy(args).to_dict() if _privacy(args).active else None,
     }
+
+
+def _privacy(args: argparse.Namespace) -> Any:
+    r"""The :class:`~fedgraph.privacy.setup.PrivacySettings` of the command line."""
+    from fedgraph.privacy.setup import settings_from_args
+
+    return settings_from_args(args)
 
 
 def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
@@ -429,6 +441,10 @@ def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
             registry.get(algorithm, family).parse(extra)
     except ValueError as exc:
         raise ValueError(f"`--set`: {exc}") from None
+    if _privacy(args).active and algorithm in BASELINES:
+        raise ValueError(
+            f"the privacy options apply to federated algorithms, not {algorithm}"
+        )
     out: Path = args.out
     if out.exists() and not out.is_dir():
         raise ValueError(f"`--out` {out} is a file, not a folder")
@@ -613,6 +629,8 @@ def _run_federated(
     from fedgraph.runtime import run_simulation
 
     settings = kge_settings(args)
+    from fedgraph.privacy import setup as privacy_setup
+
     strategy, clients = build_kge_federation(algorithm, fed, settings)
     configure_clients(
         clients,
@@ -621,8 +639,20 @@ def _run_federated(
         subsampling=not args.no_subsampling,
     )
     setup_seconds = time.perf_counter() - t0
+    privacy = _privacy(args)
+    strategy, clients = privacy_setup.apply_privacy(  # privacy wrappers (if any)
+        strategy,
+        clients,
+        privacy,
+        rounds=args.rounds,
+        run_dir=args.out,
+        entity_names=fed.entity_names,
+        seed=args.seed,
+    )
     args.out.mkdir(parents=True, exist_ok=True)  # only once the run can start
     meta = _run_meta(args, algorithm, settings, strategy, fed.num_clients)
+    if privacy.active:
+        meta["privacy"] = privacy.to_dict()
     meta["threads"] = torch.get_num_threads()
     meta["setup_seconds"] = setup_seconds
     t1 = time.perf_counter()
@@ -646,6 +676,10 @@ def _run_federated(
         print(f"stopped after round {res.rounds}; continue with --resume", flush=True)
         return 0
     path = res.write_results(args.out / "results.json", settings=meta)
+    if privacy.active:  # each client's (epsilon, delta) under DP
+        privacy_setup.add_privacy_report(
+            path, privacy_setup.privacy_report(clients, privacy)
+        )
     w = res.test
     print(
         f"{algorithm} on {args.data}: test mrr {w['mrr']:.4f} hits@1 {w['hits@1']:.4f} "

@@ -128,12 +128,24 @@ def _exchange(
     server_round: int,
     payloads: Mapping[int, Payload],
     send: Callable[[Mapping[int, Payload]], dict[int, Payload]],
+    transport: Transport | None = None,
+    events: list[dict[str, Any]] | None = None,
 ) -> dict[int, Payload]:
-    for c, p in payloads.items():
-        ledger.record(server_round, c, "down", p)
+    r"""Sends ``payloads`` and counts them: every payload handed to a client
+    goes down, every reply up. A client the transport ``"skipped"`` (lost,
+    see :meth:`Transport.pop_events`) was sent nothing; one that failed was
+    sent its payload and replied nothing. The transport's events are added
+    to ``events``."""
     replies = send(payloads)
+    happened = transport.pop_events() if transport is not None else []
+    unsent = {e["client"] for e in happened if e.get("event") == "skipped"}
+    for c, p in payloads.items():
+        if c not in unsent:
+            ledger.record(server_round, c, "down", p)
     for c, r in replies.items():
         ledger.record(server_round, c, "up", r)
+    if events is not None:
+        events.extend(happened)
     return {c: r.detach() for c, r in replies.items()}
 
 
@@ -143,15 +155,19 @@ def evaluate_clients(
     server_round: int,
     split: str,
     ledger: CommLedger,
+    events: list[dict[str, Any]] | None = None,
 ) -> tuple[dict[str, float], dict[int, dict[str, float]]]:
     r"""One evaluation pass on ``split`` over every client: the weighted
-    metrics and the per-client ones."""
+    metrics and the per-client ones (of the clients that replied; the
+    transport's failure events go to ``events``)."""
     payloads = strategy.configure_evaluate(server_round, transport.client_ids(), split)
     replies = _exchange(
         ledger,
         server_round,
         payloads,
         lambda p: transport.evaluate(server_round, p, split),
+        transport,
+        events,
     )
     weighted = strategy.aggregate_evaluate(server_round, replies)
     per_client = {}
@@ -363,6 +379,8 @@ class _Run:
         self.s, self.hooks, self.state = settings, hooks, state
         self.ids = transport.client_ids()
         self.best_strategy: dict[str, Any] | None = None
+        #: the transport's failure events of the round in progress
+        self.events: list[dict[str, Any]] = []
 
     def round(self, rnd: int, bar: Any) -> None:
         state, s = self.state, self.s
@@ -372,6 +390,8 @@ class _Run:
             improved, kept = self.validate(rnd, entry, bar)
         if rnd == s.num_rounds:
             state.finished = True
+        if self.events:  # lost and rejoined clients (a fault-tolerant transport)
+            entry["events"] = self.events
         state.result.history.append(entry)
         state.result.rounds = state.round = rnd
         if self.hooks.load_best is None:
@@ -392,6 +412,7 @@ class _Run:
         # A strategy may train a subset of the sampled clients (e.g. one client
         # per round in an agreed order): only clients with a payload are sent one.
         sampled = [c for c in sampled if c in payloads]
+        self.events = []
         bar = progress_bar(
             f"round {rnd}: training", unit="batch", enabled=self.s.progress
         )
@@ -401,6 +422,8 @@ class _Run:
                 rnd,
                 {c: payloads[c] for c in sampled},
                 lambda p, r=rnd: self.transport.fit(r, p),
+                self.transport,
+                self.events,
             )
         check_replies(rnd, replies)  # a diverged client stops the run
         self.strategy.aggregate_train(rnd, replies)
@@ -421,7 +444,12 @@ class _Run:
             f"round {rnd}: {s.eval_split}", unit="query", enabled=s.progress
         ):
             valid, valid_clients = evaluate_clients(
-                self.strategy, self.transport, rnd, s.eval_split, state.ledger
+                self.strategy,
+                self.transport,
+                rnd,
+                s.eval_split,
+                state.ledger,
+                self.events,
             )
         entry["eval_seconds"] = time.perf_counter() - t1
         entry[s.eval_split] = valid
@@ -465,10 +493,18 @@ class _Run:
                 assert self.best_strategy is not None  # kept with best_round
                 self.strategy.load_state_dict(self.best_strategy)
                 self.transport.restore_best()
+            test_events: list[dict[str, Any]] = []
             with progress_bar("test", unit="query", enabled=self.s.progress):
                 res.test, res.test_clients = evaluate_clients(
-                    self.strategy, self.transport, res.best_round, "test", ledger
+                    self.strategy,
+                    self.transport,
+                    res.best_round,
+                    "test",
+                    ledger,
+                    test_events,
                 )
+            if test_events:
+                res.test_events = test_events
         res.comm = ledger.totals()
         res.comm_per_round = ledger.per_round()
         return res

@@ -36,6 +36,9 @@ class SimulationResult:
             (configure + local training + aggregation; evaluation excluded).
         seconds_per_eval (float): mean wall time per validation pass.
         stopped_early (bool): whether early stopping ended the run.
+        test_events (list[dict]): clients that failed or were skipped in
+            the test pass (a fault-tolerant transport; the rounds' events
+            are in their ``history`` entries under ``events``).
     """
 
     history: list[dict[str, Any]] = field(default_factory=list)
@@ -50,11 +53,14 @@ class SimulationResult:
     seconds_per_round: float = 0.0
     seconds_per_eval: float = 0.0
     stopped_early: bool = False
+    test_events: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         if not self.client_best_rounds:  # runs of one best round keep their format
             del out["client_best_rounds"]
+        if not self.test_events:
+            del out["test_events"]
         return out
 
     def write_results(
@@ -94,6 +100,7 @@ class SimulationResult:
             seconds_per_eval=self.seconds_per_eval,
             stopped_early=self.stopped_early,
             comm_per_round={str(k): v for k, v in self.comm_per_round.items()},
+            **({"test_events": self.test_events} if self.test_events else {}),
         )
 
 

@@ -54,6 +54,14 @@ class Transport(ABC):
     def restore_best(self) -> None:
         r"""From now on clients use their best-round states."""
 
+    def pop_events(self) -> list[dict[str, Any]]:
+        r"""What happened to clients since the last call, oldest first: a
+        transport that tolerates failures reports each client that
+        ``"failed"`` in an exchange, was ``"skipped"`` (not sent a payload
+        because it was lost) or ``"rejoined"``, as dicts with ``event``,
+        ``client`` and ``round``. In-process clients never fail: ``[]``."""
+        return []
+
 
 class InProcessTransport(Transport):
     r"""Clients as Python objects (:func:`~fedgraph.runtime.run_simulation`):

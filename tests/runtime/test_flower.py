@@ -498,7 +498,7 @@ def test_client_errors_stop_the_server_with_the_reason(partition, tmp_path):
     cfg = run_config(partition, "fede", tmp_path / "out")
     # A node without a partition id: its ClientApp fails, the server says so.
     grid = LocalGrid(client_app, [{"partition-id": 0}, {}, {"partition-id": 2}], cfg)
-    with pytest.raises(ClientReplyError, match="query.register.*`partition-id`"):
+    with pytest.raises(ClientReplyError, match="query.align.*`partition-id`"):
         run_server(grid, cfg)
     # Two nodes claiming the same partition.
     grid = LocalGrid(client_app, [{"partition-id": 0}] * 2 + [{"partition-id": 2}], cfg)

@@ -40,6 +40,8 @@ from fedgraph.runtime.flower.protocol import (
     CHECKPOINT,
     PARTITION_ID,
     REGISTER,
+    REJOIN_ROUND,
+    RESTORED_ROUND,
     RESUME_ROUND,
     SERVER_ROUND,
     SNAPSHOT,
@@ -165,19 +167,44 @@ def _promote(records: Any, control: dict[str, Any]) -> None:
         move_state(records, CANDIDATE, BEST)
 
 
+def _rejoin_state(cfg: Any, context: Any, cid: int, control: dict[str, Any]) -> None:
+    r"""A node rejoining after a failure without its ``context.state`` (a
+    restarted SuperNode) restores its newest snapshot at or before the
+    control's ``rejoin-round`` when the run is checkpointed and it has one;
+    otherwise it starts again from its initial state."""
+    if has_state(context.state, CURRENT) or not control.get(CHECKPOINT):
+        return
+    try:
+        folder = state_dir(cfg, context.node_config, cid)
+        restore_snapshot(folder, int(control[REJOIN_ROUND]), context.state)
+    except (ValueError, FileNotFoundError):
+        pass
+
+
 def make_client_app(
     build_client: ClientBuilder = build_kge_client,
     parse: Callable[[Any], Any] = FlowerRunSettings.from_run_config,
+    alignment: Any = None,
 ) -> Any:
     r"""A ``flwr.clientapp.ClientApp`` serving fedgraph clients made by
     ``build_client`` (default: :func:`build_kge_client`) from the settings
     ``parse`` reads off the run config (default:
-    :meth:`FlowerRunSettings.from_run_config`)."""
+    :meth:`FlowerRunSettings.from_run_config`). ``alignment`` answers the
+    server's alignment request (default:
+    :data:`~fedgraph.runtime.flower.alignment.KGE_ALIGNMENT`). The mods the
+    run config names (``client-mods``) wrap every handler
+    (:func:`~fedgraph.runtime.flower.mods.run_config_mods`)."""
     import torch
     from flwr.app import Context, Message
     from flwr.clientapp import ClientApp
 
-    app = ClientApp()
+    from fedgraph.runtime.flower.mods import run_config_mods
+
+    if alignment is None:
+        from fedgraph.runtime.flower.alignment import KGE_ALIGNMENT
+
+        alignment = KGE_ALIGNMENT
+    app = ClientApp(mods=[run_config_mods])
 
     def setup(message: Message, context: Context) -> tuple[Client, int, Any, dict, Any]:
         cfg = parse(context.run_config)
@@ -191,6 +218,8 @@ def make_client_app(
                 int(control[RESUME_ROUND]),
                 context.state,
             )
+        if REJOIN_ROUND in control:
+            _rejoin_state(cfg, context, cid, control)
         _promote(context.state, control)
         state = load_state(context.state, CURRENT)
         if state is not None:
@@ -233,6 +262,7 @@ def make_client_app(
             received.get(CHECKPOINT)
             and not received.get(USE_BEST)
             and RESUME_ROUND not in received
+            and REJOIN_ROUND not in received
         ):
             save_snapshot(
                 state_dir(cfg, context.node_config, cid),
@@ -242,9 +272,30 @@ def make_client_app(
             )
         return Message(to_content(payload, control), reply_to=message)
 
+    @app.query("align")
+    def align(message: Message, context: Context) -> Message:
+        cfg = parse(context.run_config)
+        _, request = from_content(message.content)
+        out = alignment.node_reply(cfg, context.node_config, request)
+        return Message(to_content(Payload(), out), reply_to=message)
+
     @app.query("register")
     def register(message: Message, context: Context) -> Message:
         client, cid, _, control, cfg = setup(message, context)
+        if REJOIN_ROUND in control:  # back after a failure: no new registration
+            if not has_state(context.state, CURRENT):
+                client.register()
+                save_state(context.state, CURRENT, client.state_dict(), round=0)
+            restored = int(state_meta(context.state, CURRENT)["round"])
+            return reply(
+                message,
+                context,
+                cfg,
+                control,
+                cid,
+                Payload(),
+                **{PARTITION_ID: cid, RESTORED_ROUND: restored},
+            )
         out = client.register()
         if not has_state(context.state, CURRENT):
             save_state(context.state, CURRENT, client.state_dict(), round=0)

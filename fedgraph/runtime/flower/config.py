@@ -60,6 +60,10 @@ LOOP_KEYS = {
     "checkpoint-dir": "checkpoint_dir",
     "resume": "resume",
     "run-name": "run_name",
+    "min-available-nodes": "min_available_nodes",
+    "min-fit-nodes": "min_fit_nodes",
+    "accept-failures": "accept_failures",
+    "client-mods": "client_mods",
 }
 
 EXTRA_PREFIX = "extra."
@@ -212,6 +216,18 @@ class FlowerRunSettings:
             (default: :obj:`False`)
         run_name (str): names the clients' state folders; required with
             ``checkpoint_dir``. (default: ``""``)
+        min_available_nodes (int): before each round, wait (up to
+            ``connect_timeout``) until this many clients are connected
+            (``0``: do not wait). (default: :obj:`0`)
+        min_fit_nodes (int): with ``accept_failures``, the fewest training
+            replies a round may go on with (``0``: one). (default: :obj:`0`)
+        accept_failures (bool): go on without a client that fails (its
+            reply is missing from the aggregate, the failure is recorded in
+            the round's ``events``); off: the run stops with an error naming
+            the client and round. (default: :obj:`False`)
+        client_mods (str): comma-separated Flower mods the ``ClientApp``
+            applies around every handler
+            (:mod:`~fedgraph.runtime.flower.mods`). (default: ``""``)
         fusion (FusionSettings, optional): FedE's model fusion after the test
             pass (run-config keys ``fusion.*``; ``None``: no fusion step).
             Each client fuses its tested model with its own single-KG model
@@ -240,6 +256,10 @@ class FlowerRunSettings:
     checkpoint_dir: str = ""
     resume: bool = False
     run_name: str = ""
+    min_available_nodes: int = 0
+    min_fit_nodes: int = 0
+    accept_failures: bool = False
+    client_mods: str = ""
     fusion: FusionSettings | None = None
 
     @classmethod
@@ -345,6 +365,7 @@ class FlowerRunSettings:
                 f"Run-config key `run-name` must be a plain folder name (got "
                 f"{self.run_name!r})"
             )
+        check_failure_settings(self)
         for key, value in (
             ("num-clients", self.num_clients),
             ("num-entities", self.num_entities),
@@ -376,6 +397,40 @@ class FlowerRunSettings:
         out = dataclasses.asdict(self)
         out.update(out.pop("settings"))
         return out
+
+
+def check_failure_settings(cfg: Any) -> None:
+    r"""Checks the failure and mod settings shared by the KGE and Fed-RGCN
+    run configs (``min-available-nodes``, ``min-fit-nodes``,
+    ``client-mods``)."""
+    from fedgraph.runtime.flower.mods import parse_mods
+
+    for key, value in (
+        ("min-available-nodes", cfg.min_available_nodes),
+        ("min-fit-nodes", cfg.min_fit_nodes),
+    ):
+        if value < 0:
+            raise ValueError(
+                f"Run-config key `{key}` must be non-negative (got {value})"
+            )
+    if cfg.num_clients and cfg.min_fit_nodes > cfg.num_clients:
+        raise ValueError(
+            f"Run-config key `min-fit-nodes` ({cfg.min_fit_nodes}) exceeds "
+            f"`num-clients` ({cfg.num_clients})"
+        )
+    parse_mods(cfg.client_mods)
+
+
+def transport_kwargs(cfg: Any) -> dict[str, Any]:
+    r"""The :class:`~fedgraph.runtime.flower.GridTransport` options of a
+    parsed run config (KGE or Fed-RGCN)."""
+    return {
+        "reply_timeout": cfg.reply_timeout or None,
+        "connect_timeout": cfg.connect_timeout,
+        "accept_failures": cfg.accept_failures,
+        "min_fit_nodes": cfg.min_fit_nodes,
+        "min_available_nodes": cfg.min_available_nodes,
+    }
 
 
 def parse_fusion(values: Mapping[str, Any]) -> FusionSettings | None:
@@ -448,6 +503,8 @@ def partition_id(node_config: Mapping[str, Any], num_clients: int) -> int:
 
 __all__ = [
     "FlowerRunSettings",
+    "check_failure_settings",
+    "transport_kwargs",
     "partition_id",
     "node_device",
     "single_dir",

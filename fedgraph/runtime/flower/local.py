@@ -20,24 +20,10 @@ from flwr.app.error import Error
 from flwr.common.constant import SUPERLINK_NODE_ID, ErrorCode
 from flwr.common.serde import context_from_proto, context_to_proto
 from flwr.serverapp import Grid
-from flwr.supercore.inflatable.inflatable_object import get_all_nested_objects
-from flwr.supercore.inflatable.inflatable_utils import inflate_object_from_contents
 from flwr.supercore.run import Run
 from flwr.supercore.task_identity import TaskIdentity
 
-
-def to_wire(message: Message) -> tuple[str, dict[str, bytes]]:
-    r"""The message as Flower's objects: ``(root object id, {id: bytes})``."""
-    objects = get_all_nested_objects(message)
-    return message.object_id, {oid: obj.deflate() for oid, obj in objects.items()}
-
-
-def from_wire(root: str, contents: dict[str, bytes], message_id: str) -> Message:
-    r"""Inverse of :func:`to_wire`; the message id is set as the receiving
-    end of a SuperLink sets it."""
-    message = inflate_object_from_contents(root, dict(contents))
-    message.metadata.__dict__["_message_id"] = message_id
-    return message
+from fedgraph.runtime.flower.node import from_wire, to_wire
 
 
 class LocalGrid(Grid):
@@ -80,6 +66,8 @@ class LocalGrid(Grid):
             for i, cfg in enumerate(node_configs)
         }
         self._replies: dict[str, tuple[str, dict[str, bytes]]] = {}
+        #: node ids taken offline by :meth:`stop_node`
+        self.offline: set[int] = set()
         self.wire_bytes = {"down": 0, "up": 0}
         # Messages are stamped with the identity of the process's task.
         TaskIdentity.run_id = run_id
@@ -104,7 +92,26 @@ class LocalGrid(Grid):
         return Message(content, dst_node_id, message_type, ttl=ttl, group_id=group_id)
 
     def get_node_ids(self) -> Iterable[int]:
-        return list(self.contexts)
+        return [n for n in self.contexts if n not in self.offline]
+
+    def stop_node(self, node_id: int) -> None:
+        r"""Takes node ``node_id`` offline, as a killed SuperNode: it is no
+        longer listed, and a message to it gets the SuperLink's
+        ``NODE_UNAVAILABLE`` error reply. Its context is dropped."""
+        self.offline.add(int(node_id))
+
+    def start_node(self, node_config: Mapping[str, Any]) -> int:
+        r"""Connects a new node (a restarted SuperNode: a new node id and an
+        empty ``context.state``); returns its node id."""
+        node_id = min(self.contexts) - 1
+        self.contexts[node_id] = Context(
+            run_id=self._run.run_id,
+            node_id=node_id,
+            node_config=dict(node_config),
+            state=RecordDict(),
+            run_config=dict(self._run.override_config),
+        )
+        return node_id
 
     def _handle(self, message: Message) -> Message:
         context = self.contexts[message.metadata.dst_node_id]
@@ -129,7 +136,17 @@ class LocalGrid(Grid):
             message.metadata.__dict__["_message_id"] = message_id
             root, contents = to_wire(message)
             self.wire_bytes["down"] += sum(len(b) for b in contents.values())
-            reply = self._handle(from_wire(root, contents, message_id))
+            if node in self.offline:  # what the SuperLink answers for it
+                reply = Message(
+                    Error(
+                        code=ErrorCode.NODE_UNAVAILABLE,
+                        reason="Error: Node Unavailable - The destination node is "
+                        "currently unavailable.",
+                    ),
+                    reply_to=message,
+                )
+            else:
+                reply = self._handle(from_wire(root, contents, message_id))
             root, contents = to_wire(reply)
             self.wire_bytes["up"] += sum(len(b) for b in contents.values())
             self._replies[message_id] = (root, contents)

@@ -11,7 +11,12 @@ control record is protocol framing, like Flower's own message metadata.
 
 Message types (Flower's ``"<category>.<action>"``):
 
-* ``"query.register"``: server → every node once; the reply is the client's
+* ``"query.align"``: server → every connected node once, before the
+  strategy exists; the reply's control record carries what the server needs
+  to know of the node (:mod:`~fedgraph.runtime.flower.alignment`), its
+  payload is empty.
+* ``"query.register"``: server → every node once (and to a restarted node
+  when it rejoins, with ``rejoin-round``); the reply is the client's
   :meth:`~fedgraph.federated.Client.register` payload and its partition id.
 * ``"train"``: a :meth:`~fedgraph.federated.Strategy.configure_train`
   payload; the reply is the client's ``fit`` payload.
@@ -32,6 +37,7 @@ from typing import Any
 from fedgraph.federated.payload import Payload
 from fedgraph.federated.records import payload_to_recorddict, recorddict_to_payload
 
+ALIGN = "query.align"
 REGISTER = "query.register"
 TRAIN = "train"
 EVALUATE = "evaluate"
@@ -52,12 +58,20 @@ PARTITION_ID = "partition-id"
 #: round" (in the registration of a resumed run).
 CHECKPOINT = "checkpoint"
 RESUME_ROUND = "resume-round"
+#: control keys of a node rejoining a running federation: "you come back
+#: after a failure; restore your newest saved state at or before this round
+#: if you lost yours" (server → node); the round of the state the node
+#: continues from, ``0`` for its initial state (node → server).
+REJOIN_ROUND = "rejoin-round"
+RESTORED_ROUND = "restored-round"
 
 
 class ClientReplyError(RuntimeError):
     r"""A SuperNode answered with an error, or not at all, or with a reply
-    the server cannot use; the run stops (a partial aggregation would not
-    give the simulation's numbers)."""
+    the server cannot use, and the run's failure settings
+    (``accept-failures``, ``min-fit-nodes``) do not let the round go on
+    without it; the run stops. The message names the client
+    (``partition-id``) and the round."""
 
 
 def to_content(payload: Payload, control: Mapping[str, int | bool]) -> Any:
@@ -77,6 +91,7 @@ def from_content(content: Any) -> tuple[Payload, dict[str, Any]]:
 
 
 __all__ = [
+    "ALIGN",
     "REGISTER",
     "TRAIN",
     "EVALUATE",
@@ -89,6 +104,8 @@ __all__ = [
     "PARTITION_ID",
     "CHECKPOINT",
     "RESUME_ROUND",
+    "REJOIN_ROUND",
+    "RESTORED_ROUND",
     "ClientReplyError",
     "to_content",
     "from_content",

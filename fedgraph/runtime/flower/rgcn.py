@@ -19,8 +19,9 @@ the same per-round accuracies, bases and communication totals.
 
 The initial global bases come from client 0: its node sends its freshly
 seeded bases when it registers (counted as an upload of round 0, as in the
-simulation), so the server needs no client's data; it opens ``data`` only
-for the number of clients, unless the run config's ``num-clients`` gives it.
+simulation), so the server needs no client's data; the number of clients comes from the
+alignment step (:mod:`~fedgraph.runtime.flower.alignment`). The server
+never opens ``data``.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ from typing import Any
 
 from fedgraph.federated.algorithms import get, normalize
 from fedgraph.federated.base import Client, Strategy
+from fedgraph.runtime.flower.alignment import PARTITION_ID, AlignedRun, Alignment
 from fedgraph.runtime.flower.client_app import make_client_app
-from fedgraph.runtime.flower.config import _cast, partition_id
+from fedgraph.runtime.flower.config import _cast, check_failure_settings, partition_id
 from fedgraph.runtime.flower.server_app import make_server_app
 from fedgraph.runtime.rgcn_runner import (
     METHODS,
@@ -64,6 +66,10 @@ KEYS = {
     "reply-timeout": "reply_timeout",
     "connect-timeout": "connect_timeout",
     "num-clients": "num_clients",
+    "min-available-nodes": "min_available_nodes",
+    "min-fit-nodes": "min_fit_nodes",
+    "accept-failures": "accept_failures",
+    "client-mods": "client_mods",
 }
 
 
@@ -94,8 +100,11 @@ class RGCNRunSettings:
         reply_timeout (float): seconds to wait for replies (``0``: no limit).
         connect_timeout (float): seconds to wait for the SuperNodes.
             (default: :obj:`120`)
-        num_clients (int): SuperNodes to wait for (``0``: the partition's
-            number of clients, read from ``data``). (default: :obj:`0`)
+        num_clients (int): SuperNodes to wait for (``0``: as many as the
+            nodes report in the alignment step). (default: :obj:`0`)
+        min_available_nodes, min_fit_nodes, accept_failures, client_mods:
+            failure handling and mods, as in
+            :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
     """
 
     data: str
@@ -115,6 +124,10 @@ class RGCNRunSettings:
     reply_timeout: float = 0.0
     connect_timeout: float = 120.0
     num_clients: int = 0
+    min_available_nodes: int = 0
+    min_fit_nodes: int = 0
+    accept_failures: bool = False
+    client_mods: str = ""
 
     @classmethod
     def from_run_config(cls, run_config: Mapping[str, Any]) -> RGCNRunSettings:
@@ -169,6 +182,7 @@ class RGCNRunSettings:
                 raise ValueError(
                     f"Run-config key `{key}` must be non-negative (got {getattr(out, name)})"
                 )
+        check_failure_settings(out)
         return out
 
     def loop_kwargs(self) -> dict[str, Any]:
@@ -205,12 +219,35 @@ def load_rdf_federation(data: str) -> Any:
     return FederatedRDF.load(data)
 
 
-def build_rgcn_strategy(cfg: RGCNRunSettings) -> tuple[Strategy, int]:
+def describe_rgcn_node(cfg: RGCNRunSettings, node_config: Any) -> dict[str, Any]:
+    r"""A Fed-RGCN node's alignment reply: its ``partition-id`` and the
+    number of clients of its partition (the server needs no other size:
+    the initial bases come from client 0's registration)."""
+    fed = load_rdf_federation(cfg.data)
+    return {
+        PARTITION_ID: partition_id(node_config, fed.num_clients),
+        "num-clients": int(fed.num_clients),
+    }
+
+
+#: The Fed-RGCN apps' alignment step.
+RGCN_ALIGNMENT = Alignment(describe_rgcn_node)
+
+
+def build_rgcn_strategy(
+    cfg: RGCNRunSettings, aligned: AlignedRun | None = None
+) -> tuple[Strategy, int]:
     r"""The strategy of ``cfg.algorithm``, which takes its initial bases from
     client 0's registration (as
     :func:`~fedgraph.runtime.rgcn_runner.run_fed_rgcn`), and the number of
-    clients (``num-clients``, else read from the partition)."""
-    num_clients = cfg.num_clients or load_rdf_federation(cfg.data).num_clients
+    clients (from the alignment step, else ``num-clients``). The server
+    opens no data."""
+    num_clients = aligned.num_clients if aligned is not None else cfg.num_clients
+    if num_clients < 1:
+        raise ValueError(
+            "The Fed-RGCN server learns the number of clients in the alignment "
+            "step; without one, set run-config key `num-clients`"
+        )
     strategy = build_strategy(
         cfg.algorithm,
         mu=cfg.mu,
@@ -237,15 +274,21 @@ def build_rgcn_client(cfg: RGCNRunSettings, node_config: Any) -> tuple[Client, i
 
 
 #: ``[tool.flwr.app.components] serverapp = "fedgraph.runtime.flower.rgcn:server_app"``.
-server_app = make_server_app(build_rgcn_strategy, RGCNRunSettings.from_run_config)
+server_app = make_server_app(
+    build_rgcn_strategy, RGCNRunSettings.from_run_config, RGCN_ALIGNMENT
+)
 
 #: ``[tool.flwr.app.components] clientapp = "fedgraph.runtime.flower.rgcn:client_app"``.
-client_app = make_client_app(build_rgcn_client, RGCNRunSettings.from_run_config)
+client_app = make_client_app(
+    build_rgcn_client, RGCNRunSettings.from_run_config, RGCN_ALIGNMENT
+)
 
 __all__ = [
     "RGCNRunSettings",
     "build_rgcn_strategy",
     "build_rgcn_client",
+    "describe_rgcn_node",
+    "RGCN_ALIGNMENT",
     "load_rdf_federation",
     "server_app",
     "client_app",

@@ -15,13 +15,16 @@ import torch
 
 from fedgraph.data.checkpoint import save_checkpoint
 from fedgraph.federated.base import Strategy
-from fedgraph.runtime.flower.config import FlowerRunSettings
+from fedgraph.runtime.flower.alignment import KGE_ALIGNMENT, AlignedRun, Alignment
+from fedgraph.runtime.flower.config import FlowerRunSettings, transport_kwargs
 from fedgraph.runtime.flower.transport import GridTransport
 from fedgraph.runtime.loop import LoopHooks, LoopSettings, run_federation
 from fedgraph.runtime.result import SimulationResult
 
-#: ``f(settings) -> (strategy, number of clients)``.
-StrategyBuilder = Callable[[Any], tuple[Strategy, int]]
+#: ``f(settings, aligned) -> (strategy, number of clients)``; ``aligned`` is
+#: the :class:`~fedgraph.runtime.flower.alignment.AlignedRun` of the
+#: alignment step.
+StrategyBuilder = Callable[[Any, AlignedRun], tuple[Strategy, int]]
 
 #: ``f(run_config) -> settings``: the settings object has ``threads``,
 #: ``reply_timeout``, ``connect_timeout``, ``out``, ``loop_kwargs()`` and
@@ -29,21 +32,35 @@ StrategyBuilder = Callable[[Any], tuple[Strategy, int]]
 SettingsParser = Callable[[Mapping[str, Any]], Any]
 
 
-def build_kge_strategy(cfg: FlowerRunSettings) -> tuple[Strategy, int]:
+def build_kge_strategy(
+    cfg: FlowerRunSettings, aligned: AlignedRun | None = None
+) -> tuple[Strategy, int]:
     r"""The strategy of ``cfg.algorithm`` (its ``kge_algorithms`` builder,
-    given the vocabulary and no shards) and the number of clients. The data
-    is opened only for what the run config does not give: the global entity
-    count (``num-entities``) and the number of clients (``num-clients``)."""
+    given the vocabulary size and no shards) and the number of clients.
+
+    Both sizes come from the alignment step (``aligned``: every node reports
+    the global vocabulary size ``num-entities`` of its partition and the
+    number of clients), else from the run config's ``num-entities`` and
+    ``num-clients``. The server never opens the data: its global entity
+    table is drawn from the run seed, as in the simulation."""
     from fedgraph.data.shard import FederatedKG
     from fedgraph.federated.kge.setup import build_kge_federation
 
-    num_entities, num_clients = cfg.num_entities, cfg.num_clients
+    if aligned is not None:
+        num_entities = aligned.sizes["num-entities"]
+        num_clients = aligned.num_clients
+        if cfg.num_entities and cfg.num_entities != num_entities:
+            raise ValueError(
+                f"Run-config key `num-entities` is {cfg.num_entities} but the nodes "
+                f"report a vocabulary of {num_entities} entities"
+            )
+    else:
+        num_entities, num_clients = cfg.num_entities, cfg.num_clients
     if not (num_entities and num_clients):
-        from fedgraph.runtime.flower.client_app import load_federation
-
-        fed = load_federation(cfg.data)
-        num_entities = num_entities or fed.num_entities
-        num_clients = num_clients or fed.num_clients
+        raise ValueError(
+            "The server learns `num-entities` and `num-clients` from the nodes in "
+            "the alignment step; without one, set both in the run config"
+        )
     vocabulary = FederatedKG([], num_entities, 0)
     strategy, _ = build_kge_federation(cfg.algorithm, vocabulary, cfg.settings)
     return strategy, num_clients
@@ -100,6 +117,7 @@ def run_server(
     parse: SettingsParser = FlowerRunSettings.from_run_config,
     progress: bool = False,
     stop_after: int | None = None,
+    alignment: Alignment = KGE_ALIGNMENT,
 ) -> tuple[Strategy, SimulationResult]:
     r"""Builds the strategy of ``run_config`` and runs the federation over
     ``grid``; writes ``results.json`` when the run config sets ``out``.
@@ -116,19 +134,52 @@ def run_server(
     and every client saves its own state on its node; ``resume = true``
     continues from ``last.pt`` in a new Flower run and ends with the numbers
     of an uninterrupted run. ``stop_after`` returns after that many rounds,
-    as if the server were killed (tests)."""
+    as if the server were killed (tests).
+
+    The server reads no client data: before the strategy is built, the
+    ``alignment`` step (:mod:`~fedgraph.runtime.flower.alignment`) asks the
+    connected nodes for the number of clients and the sizes the strategy
+    needs. The run config's failure settings (``accept-failures``,
+    ``min-fit-nodes``, ``min-available-nodes``) decide whether a round goes
+    on without a failed client; a run that stops writes ``OUT/status.json``
+    with the error (a finished one: ``{"status": "completed"}``) and raises."""
     cfg = parse(run_config)
     if cfg.threads > 0:
         torch.set_num_threads(cfg.threads)
-    strategy, num_clients = build_strategy(cfg)
+    try:
+        return _run(grid, cfg, build_strategy, progress, stop_after, alignment)
+    except Exception as exc:
+        if cfg.out:
+            write_status(cfg.out, "failed", f"{type(exc).__name__}: {exc}")
+        raise
+
+
+def write_status(out: str | os.PathLike[str], status: str, error: str = "") -> Path:
+    r"""``OUT/status.json``: ``{"status": "completed" | "failed", "error"}``,
+    written atomically; launchers read it for their exit code (``flwr run``
+    itself exits 0 when the ``ServerApp`` fails)."""
+    from fedgraph.data.io import atomic_write_json
+
+    path = Path(out) / "status.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(path, {"status": status, "error": error})
+    return path
+
+
+def _run(
+    grid: Any,
+    cfg: Any,
+    build_strategy: StrategyBuilder,
+    progress: bool,
+    stop_after: int | None,
+    alignment: Alignment,
+) -> tuple[Strategy, SimulationResult]:
     ckpt_dir = getattr(cfg, "checkpoint_dir", "")  # Fed-RGCN settings have none
     transport = GridTransport(
-        grid,
-        num_clients,
-        reply_timeout=cfg.reply_timeout or None,
-        connect_timeout=cfg.connect_timeout,
-        checkpoint=bool(ckpt_dir),
+        grid, cfg.num_clients, checkpoint=bool(ckpt_dir), **transport_kwargs(cfg)
     )
+    aligned = transport.align(alignment)
+    strategy, _ = build_strategy(cfg, aligned)
     hooks: dict[str, Any] = {}
     if ckpt_dir:
         hooks = _checkpointing(Path(ckpt_dir), strategy, transport, cfg.resume)
@@ -158,6 +209,8 @@ def run_server(
                 path = write_fusion(cfg.out, cfg, fused)
                 line += f"; results in {path}"
             log(INFO, line)
+    if cfg.out:
+        write_status(cfg.out, "completed")
     return strategy, res
 
 
@@ -272,8 +325,10 @@ def _interrupted(res: SimulationResult, cfg: Any) -> bool:
 def make_server_app(
     build_strategy: StrategyBuilder = build_kge_strategy,
     parse: SettingsParser = FlowerRunSettings.from_run_config,
+    alignment: Alignment = KGE_ALIGNMENT,
 ) -> Any:
-    r"""A ``flwr.serverapp.ServerApp`` whose ``main`` is :func:`run_server`."""
+    r"""A ``flwr.serverapp.ServerApp`` whose ``main`` is :func:`run_server`
+    (with ``alignment`` as its alignment step)."""
     from flwr.app import Context
     from flwr.serverapp import Grid, ServerApp
 
@@ -281,7 +336,13 @@ def make_server_app(
 
     @app.main()
     def main(grid: Grid, context: Context) -> None:
-        run_server(grid, context.run_config, build_strategy=build_strategy, parse=parse)
+        run_server(
+            grid,
+            context.run_config,
+            build_strategy=build_strategy,
+            parse=parse,
+            alignment=alignment,
+        )
 
     return app
 
@@ -293,6 +354,7 @@ __all__ = [
     "app",
     "make_server_app",
     "run_server",
+    "write_status",
     "build_kge_strategy",
     "write_outputs",
     "fuse_clients",

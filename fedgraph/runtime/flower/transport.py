@@ -15,6 +15,8 @@ from fedgraph.runtime.flower.protocol import (
     FUSE,
     PARTITION_ID,
     REGISTER,
+    REJOIN_ROUND,
+    RESTORED_ROUND,
     RESUME_ROUND,
     SERVER_ROUND,
     SNAPSHOT,
@@ -31,37 +33,68 @@ class GridTransport(Transport):
     r"""Sends fedgraph payloads to the SuperNodes of a Flower ``Grid``.
 
     Flower node ids are random; clients are known by the ``partition-id``
-    each one reports when it registers. Every message also tells the client
-    its best validation round so far (one for all clients, or each its own
-    with per-client selection), so that each client keeps its own best-round
-    state (in its ``context.state``) for the final test pass — the server
-    never holds client parameters.
+    each node reports in the alignment step
+    (:mod:`~fedgraph.runtime.flower.alignment`) and when it registers. Every
+    message also tells the client its best validation round so far (one for
+    all clients, or each its own with per-client selection), so that each
+    client keeps its own best-round state (in its ``context.state``) for the
+    final test pass — the server never holds client parameters.
+
+    **Failures.** A node that answers with an error, goes offline (the
+    SuperLink stops listing it), is replaced by a restarted SuperNode
+    reporting the same ``partition-id``, or does not answer within
+    ``reply_timeout`` has failed in that exchange. Without
+    ``accept_failures`` the run stops with a :class:`ClientReplyError` that
+    names the client, its node and the round. With it, the exchange goes on
+    with the replies it has as long as at least ``min_fit_nodes`` training
+    replies (one evaluation reply) arrived; the failed client is left out of
+    the following exchanges (each recorded as ``"skipped"``) until a
+    SuperNode with its ``partition-id`` connects again, which then rejoins
+    at the next exchange (``"query.register"`` with ``rejoin-round``: it
+    keeps its state if it still has one, else restores its newest snapshot
+    of a checkpointed run, else starts from its initial state). Every
+    failure, skip and rejoin is an event of :meth:`pop_events`.
 
     Args:
         grid (flwr.serverapp.Grid): the grid of the running ``ServerApp``.
         num_clients (int): SuperNodes to wait for; each must report a
-            distinct ``partition-id`` in ``[0, num_clients)``.
+            distinct ``partition-id`` in ``[0, num_clients)`` (``0``: as many
+            as the alignment step reports). (default: :obj:`0`)
         reply_timeout (float, optional): seconds to wait for the replies of
             one exchange (``None``: no limit). (default: :obj:`None`)
         connect_timeout (float, optional): seconds to wait until
-            ``num_clients`` nodes are connected. (default: :obj:`120`)
+            the nodes are connected. (default: :obj:`120`)
         checkpoint (bool, optional): ask every client to save its state to
             its node's ``state-dir`` after each message (a checkpointed run,
             see :func:`~fedgraph.runtime.flower.run_server`).
             (default: :obj:`False`)
+        accept_failures (bool, optional): go on without failed clients.
+            (default: :obj:`False`)
+        min_fit_nodes (int, optional): with ``accept_failures``, the fewest
+            training replies a round may go on with (``0``: one).
+            (default: :obj:`0`)
+        min_available_nodes (int, optional): before each round, wait (up to
+            ``connect_timeout``) until this many clients are connected
+            (``0``: do not wait). (default: :obj:`0`)
+        poll_interval (float, optional): seconds between two checks for
+            replies. (default: :obj:`0.1`)
     """
 
     def __init__(
         self,
         grid: Any,
-        num_clients: int,
+        num_clients: int = 0,
         *,
         reply_timeout: float | None = None,
         connect_timeout: float = 120.0,
         checkpoint: bool = False,
+        accept_failures: bool = False,
+        min_fit_nodes: int = 0,
+        min_available_nodes: int = 0,
+        poll_interval: float = 0.1,
     ) -> None:
-        if num_clients < 1:
-            raise ValueError(f"`num_clients` must be positive (got {num_clients})")
+        if num_clients < 0:
+            raise ValueError(f"`num_clients` must be non-negative (got {num_clients})")
         self.grid = grid
         self.num_clients = int(num_clients)
         self.reply_timeout = reply_timeout
@@ -71,54 +104,133 @@ class GridTransport(Transport):
         self.best_rounds: dict[int, int] = {}
         self.use_best = False
         self.checkpoint = bool(checkpoint)
+        self.accept_failures = bool(accept_failures)
+        self.min_fit_nodes = int(min_fit_nodes)
+        self.min_available_nodes = int(min_available_nodes)
+        self.poll_interval = float(poll_interval)
+        #: client id -> the round in which it was lost (until it rejoins)
+        self.lost: dict[int, int] = {}
+        #: client id -> the last round of an exchange it answered
+        self.last_ok: dict[int, int] = {}
+        self._events: list[dict[str, Any]] = []
+        self._probed: set[int] = set()  # nodes asked for their partition id
+        self._returning: dict[int, int] = {}  # client id -> its new node id
+        self._registered = False
 
     # ------------------------------------------------------------ helpers
-    def _wait_for_nodes(self) -> list[int]:
+    def _online(self) -> list[int]:
+        return sorted(int(n) for n in self.grid.get_node_ids())
+
+    def _wait_for_nodes(self, count: int) -> list[int]:
         deadline = time.monotonic() + self.connect_timeout
         while True:
-            nodes = sorted(int(n) for n in self.grid.get_node_ids())
-            if len(nodes) >= self.num_clients:
+            nodes = self._online()
+            if len(nodes) >= count:
                 return nodes
             if time.monotonic() >= deadline:
                 raise ClientReplyError(
-                    f"Only {len(nodes)} of {self.num_clients} SuperNodes connected "
+                    f"Only {len(nodes)} of {count} SuperNodes connected "
                     f"within {self.connect_timeout:.0f} s; the run stops."
                 )
-            time.sleep(1.0)
+            time.sleep(min(1.0, 10 * self.poll_interval))
 
-    def _send(
+    def _messages(
         self, message_type: str, server_round: int, contents: Mapping[int, Any]
-    ) -> dict[int, Any]:
-        r"""node id → content; returns node id → reply message, all present
-        and error-free."""
+    ) -> dict[str, int]:
+        r"""Pushes one message per node; returns message id → node id."""
         from flwr.app import Message
 
         messages = [
             Message(content, node, message_type, group_id=str(server_round))
             for node, content in contents.items()
         ]
+        ids = list(self.grid.push_messages(messages))
+        return {
+            mid: int(m.metadata.dst_node_id)
+            for mid, m in zip(ids, messages, strict=True)
+        }
+
+    def _send(
+        self,
+        message_type: str,
+        server_round: int,
+        contents: Mapping[int, Any],
+        *,
+        watch: bool = False,
+    ) -> tuple[dict[int, Any], dict[int, str]]:
+        r"""node id → content; returns (node id → error-free reply, node id →
+        failure reason). Replies are pulled every ``poll_interval``
+        seconds; with ``watch`` (a registered federation) nodes that go
+        offline, or whose client reconnects on a new node, fail at once."""
+        if not contents:
+            return {}, {}
+        pending = self._messages(message_type, server_round, contents)
         replies: dict[int, Any] = {}
-        for reply in self.grid.send_and_receive(messages, timeout=self.reply_timeout):
-            node = int(reply.metadata.src_node_id)
-            if reply.has_error():
-                who = self._who(node)
-                raise ClientReplyError(
-                    f"{who} failed on '{message_type}' in round {server_round}: "
-                    f"{reply.error.reason} (code {reply.error.code}); the run stops."
-                )
-            replies[node] = reply
-        missing = [self._who(n) for n in contents if n not in replies]
-        if missing:
-            raise ClientReplyError(
-                f"No '{message_type}' reply from {', '.join(missing)} in round "
-                f"{server_round} (reply timeout {self.reply_timeout}); the run stops."
-            )
-        return replies
+        failed: dict[int, str] = {}
+        deadline = (
+            None
+            if self.reply_timeout is None
+            else time.monotonic() + self.reply_timeout
+        )
+        next_check = time.monotonic() + 1.0
+        while pending:
+            for reply in self.grid.pull_messages(list(pending)):
+                node = pending.pop(reply.metadata.reply_to_message_id, None)
+                if node is None:
+                    continue
+                if reply.has_error():
+                    failed[node] = f"{reply.error.reason} (code {reply.error.code})"
+                else:
+                    replies[node] = reply
+            if not pending:
+                break
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                for node in pending.values():
+                    failed[node] = f"no reply within {self.reply_timeout} s"
+                break
+            if watch and now >= next_check:
+                next_check = now + 1.0
+                online = set(self._online())
+                replaced = self._probe_new_nodes(online, server_round)
+                for mid, node in list(pending.items()):
+                    if node not in online:
+                        failed[node] = "its SuperNode went offline"
+                        del pending[mid]
+                    elif node in replaced:
+                        failed[node] = (
+                            f"its SuperNode restarted as node {replaced[node]}"
+                        )
+                        del pending[mid]
+            time.sleep(self.poll_interval)
+        return replies, failed
+
+    def _probe_new_nodes(self, online: set[int], server_round: int) -> dict[int, int]:
+        r"""Asks connected nodes never seen before for their partition id;
+        a client that reconnects on a new node is noted to rejoin at the
+        next exchange. Returns old node id → new node id for those."""
+        known = set(self.nodes.values()) | self._probed
+        new = sorted(online - known)
+        if not new:
+            return {}
+        self._probed.update(new)
+        from fedgraph.runtime.flower.protocol import ALIGN
+
+        replies, _ = self._send(
+            ALIGN, server_round, {n: to_content(Payload(), {}) for n in new}
+        )
+        replaced: dict[int, int] = {}
+        for node, reply in replies.items():
+            cid = from_content(reply.content)[1].get(PARTITION_ID)
+            if isinstance(cid, int) and cid in self.nodes:
+                self._returning[cid] = node
+                replaced[self.nodes[cid]] = node
+        return replaced
 
     def _who(self, node: int) -> str:
         for c, n in self.nodes.items():
             if n == node:
-                return f"client {c} (node {node})"
+                return f"client {c} (partition-id {c}, node {node})"
         return f"node {node}"
 
     def _control(
@@ -133,6 +245,68 @@ class GridTransport(Transport):
             out[CHECKPOINT] = True
         return out
 
+    def _rejoin(self, server_round: int) -> None:
+        r"""Lets clients whose SuperNode reconnected rejoin before this
+        exchange."""
+        if not self._registered:
+            return
+        self._probe_new_nodes(set(self._online()), server_round)
+        if not self._returning:
+            return
+        back = dict(self._returning)
+        self._returning.clear()
+        contents = {
+            node: to_content(
+                Payload(),
+                self._control(
+                    server_round, c, **{REJOIN_ROUND: self.last_ok.get(c, 0)}
+                ),
+            )
+            for c, node in back.items()
+        }
+        replies, failed = self._send(REGISTER, server_round, contents)
+        for c, node in back.items():
+            if node in replies:
+                control = from_content(replies[node].content)[1]
+                self.nodes[c] = node
+                self.lost.pop(c, None)
+                self._events.append(
+                    {
+                        "event": "rejoined",
+                        "client": c,
+                        "round": server_round,
+                        "node": node,
+                        "restored_round": int(control.get(RESTORED_ROUND, 0)),
+                    }
+                )
+            else:
+                self._events.append(
+                    {
+                        "event": "failed",
+                        "client": c,
+                        "round": server_round,
+                        "stage": "rejoin",
+                        "reason": failed.get(node, "no reply"),
+                    }
+                )
+
+    def _wait_for_available(self, server_round: int) -> None:
+        r"""``min_available_nodes``: waits for lost clients to rejoin."""
+        need = min(self.min_available_nodes, len(self.nodes))
+        deadline = time.monotonic() + self.connect_timeout
+        while len(self.nodes) - len(self.lost) < need:
+            if time.monotonic() >= deadline:
+                raise ClientReplyError(
+                    f"Round {server_round}: {len(self.nodes) - len(self.lost)} "
+                    f"clients connected, min-available-nodes is {need} (lost: "
+                    + ", ".join(
+                        f"client {c} in round {r}" for c, r in sorted(self.lost.items())
+                    )
+                    + f"; waited {self.connect_timeout:.0f} s); the run stops."
+                )
+            time.sleep(1.0)
+            self._rejoin(server_round)
+
     def _exchange(
         self,
         message_type: str,
@@ -143,41 +317,153 @@ class GridTransport(Transport):
         unknown = [c for c in payloads if c not in self.nodes]
         if unknown:
             raise ClientReplyError(f"Clients {unknown} never registered")
-        replies = self._send(
+        self._rejoin(server_round)
+        if message_type == TRAIN and self.min_available_nodes:
+            self._wait_for_available(server_round)
+        reach = [c for c in payloads if c not in self.lost]
+        for c in payloads:
+            if c in self.lost:
+                self._events.append(
+                    {
+                        "event": "skipped",
+                        "client": c,
+                        "round": server_round,
+                        "stage": message_type,
+                        "reason": f"lost in round {self.lost[c]}, not back yet",
+                    }
+                )
+        replies, failed = self._send(
             message_type,
             server_round,
             {
-                self.nodes[c]: to_content(p, self._control(server_round, c, **extra))
-                for c, p in payloads.items()
+                self.nodes[c]: to_content(
+                    payloads[c], self._control(server_round, c, **extra)
+                )
+                for c in reach
             },
+            watch=True,
         )
+        by_node = {n: c for c, n in self.nodes.items()}
+        for node, reason in sorted(failed.items()):
+            c = by_node[node]
+            self.lost[c] = server_round
+            self._events.append(
+                {
+                    "event": "failed",
+                    "client": c,
+                    "round": server_round,
+                    "stage": message_type,
+                    "node": node,
+                    "reason": reason,
+                }
+            )
+        answered = [c for c in reach if self.nodes[c] in replies]
+        for c in answered:
+            self.last_ok[c] = server_round
+        missing = [c for c in payloads if c not in answered]
+        if missing:
+            need = max(1, self.min_fit_nodes) if message_type == TRAIN else 1
+            if not self.accept_failures or len(answered) < need:
+                why = "; ".join(
+                    f"{self._who(self.nodes[c])}: "
+                    + (
+                        failed[self.nodes[c]]
+                        if self.nodes[c] in failed
+                        else f"lost in round {self.lost[c]}"
+                    )
+                    for c in missing
+                )
+                policy = (
+                    "accept-failures is off"
+                    if not self.accept_failures
+                    else f"{len(answered)} replies, fewer than min-fit-nodes {need}"
+                )
+                raise ClientReplyError(
+                    f"Round {server_round}, '{message_type}': {why} ({policy}); "
+                    "the run stops."
+                )
         # In the order of the payloads: the strategy aggregates in this order.
-        return {c: from_content(replies[self.nodes[c]].content)[0] for c in payloads}
+        return {c: from_content(replies[self.nodes[c]].content)[0] for c in answered}
+
+    def _strict(
+        self, message_type: str, server_round: int, contents: Mapping[int, Any]
+    ) -> dict[int, Any]:
+        replies, failed = self._send(message_type, server_round, contents)
+        for node, reason in sorted(failed.items()):
+            raise ClientReplyError(
+                f"{self._who(node)} failed on '{message_type}' in round "
+                f"{server_round}: {reason}; the run stops."
+            )
+        return replies
 
     # ------------------------------------------------------------ Transport
     def client_ids(self) -> list[int]:
         return sorted(self.nodes)
 
+    def pop_events(self) -> list[dict[str, Any]]:
+        out, self._events = self._events, []
+        return out
+
+    def align(self, alignment: Any) -> Any:
+        r"""The alignment step (:mod:`~fedgraph.runtime.flower.alignment`):
+        waits for ``num_clients`` nodes (at least one, when the run config
+        does not give the number), asks each what the server needs to know,
+        waits for the rest of the federation the nodes report, and maps
+        clients to nodes. Returns the :class:`AlignedRun`."""
+        from fedgraph.runtime.flower.protocol import ALIGN
+
+        def exchange(requests: Mapping[int, Any]) -> dict[int, Any]:
+            replies = self._strict(
+                ALIGN,
+                0,
+                {n: to_content(Payload(), dict(r)) for n, r in requests.items()},
+            )
+            return {n: from_content(m.content)[1] for n, m in replies.items()}
+
+        nodes = self._wait_for_nodes(max(1, self.num_clients))
+        aligned = alignment.align(exchange, nodes)
+        if len(aligned.nodes) < aligned.num_clients:
+            nodes = self._wait_for_nodes(aligned.num_clients)
+            aligned = alignment.align(exchange, nodes)
+        if self.num_clients and aligned.num_clients != self.num_clients:
+            raise ClientReplyError(
+                f"Run-config key `num-clients` is {self.num_clients} but the nodes "
+                f"hold a partition of {aligned.num_clients} clients; the run stops."
+            )
+        missing = sorted(set(range(aligned.num_clients)) - set(aligned.nodes))
+        if missing:
+            raise ClientReplyError(f"No SuperNode registered as clients {missing}")
+        self.num_clients = aligned.num_clients
+        self.nodes = dict(sorted(aligned.nodes.items()))
+        self._probed.update(nodes)
+        return aligned
+
     def register(self, resume_round: int | None = None) -> dict[int, Payload]:
-        r"""Asks every connected node for its ``partition-id`` (and a KGE
-        client for its entity ids). With ``resume_round`` (a resumed run)
-        each client first restores the state it saved for that round (a
+        r"""Asks every client's node for its registration payload (a KGE
+        client: its entity ids). With ``resume_round`` (a resumed run) each
+        client first restores the state it saved for that round (a
         best-round state it had not yet promoted is promoted by the next
-        message, which carries its best round)."""
-        nodes = self._wait_for_nodes()
+        message, which carries its best round). Without a preceding
+        :meth:`align` the nodes are mapped by the partition ids they report
+        here."""
+        if not self.nodes:
+            nodes = self._wait_for_nodes(max(1, self.num_clients))
+        else:
+            nodes = [self.nodes[c] for c in sorted(self.nodes)]
         extra = {} if resume_round is None else {RESUME_ROUND: int(resume_round)}
         control = self._control(0, **extra)
-        replies = self._send(
+        replies = self._strict(
             REGISTER, 0, {n: to_content(Payload(), control) for n in nodes}
         )
         regs: dict[int, tuple[int, Payload]] = {}
         for node in nodes:
             payload, control = from_content(replies[node].content)
             cid = control.get(PARTITION_ID)
-            if not isinstance(cid, int) or not 0 <= cid < self.num_clients:
+            limit = self.num_clients or len(nodes)
+            if not isinstance(cid, int) or not 0 <= cid < limit:
                 raise ClientReplyError(
                     f"Node {node} registered with partition id {cid!r}; expected "
-                    f"one of 0 … {self.num_clients - 1}."
+                    f"one of 0 … {limit - 1}."
                 )
             if cid in regs:
                 raise ClientReplyError(
@@ -185,11 +471,19 @@ class GridTransport(Transport):
                     f"{cid}: give each SuperNode its own --node-config "
                     '"partition-id=K".'
                 )
+            if self.nodes and self.nodes.get(cid) != node:
+                raise ClientReplyError(
+                    f"Node {node} registered as client {cid} but aligned as "
+                    f"another; the run stops."
+                )
             regs[cid] = (node, payload)
-        if len(regs) != self.num_clients:
+        if self.num_clients and len(regs) != self.num_clients:
             absent = sorted(set(range(self.num_clients)) - set(regs))
             raise ClientReplyError(f"No SuperNode registered as clients {absent}")
         self.nodes = {c: regs[c][0] for c in sorted(regs)}
+        self.num_clients = len(self.nodes)
+        self._probed.update(self.nodes.values())
+        self._registered = True
         return {c: regs[c][1] for c in sorted(regs)}
 
     def fit(

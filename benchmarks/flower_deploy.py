@@ -1,0 +1,532 @@
+r"""A real Flower deployment of a fedgraph federation against the simulation.
+
+Starts one SuperLink and one SuperNode per client as subprocesses on the
+loopback interface (127.0.0.1), runs the federation with ``flwr run`` from a
+server folder that holds no data, runs the same settings in the in-process
+simulation, and writes one JSON::
+
+    python benchmarks/flower_deploy.py --data DIR --algorithm NAME --rounds R \
+        [--kill-client K --kill-at-round J [--restart-after S]] --json OUT
+
+``DIR`` is a saved partition (``fedgraph partition …``): KGE (FedE, FedLU, …)
+or an RDF partition (Fed-RGCN: ``sp fedavg fedprox fedalign`` …). The nodes
+see it as ``data`` in their working folder (a link); the SuperLink and its
+``ServerApp`` run in an empty folder with ``FEDGRAPH_DATA`` pointing nowhere,
+so the run only works if the server never opens the data.
+
+With ``--kill-client K --kill-at-round J`` the SuperNode of client ``K`` is
+killed (``SIGKILL``, with its ``ClientApp`` processes) once the server has
+logged round ``J - 1``, and restarted ``S`` seconds later with the same node
+config when ``--restart-after S`` is given. The run config then sets
+``accept-failures`` and checkpoints (``checkpoint-dir`` on the server,
+``state-dir`` on every node), so the restarted node restores its snapshot.
+``--set min-fit-nodes=3`` (more than are left) makes the run fail instead.
+
+``--tls`` runs the same deployment with TLS and SuperNode authentication,
+with certificates and keys from ``scripts/flower_certificates.sh``.
+
+The JSON holds ``deployment`` (the run's ``results.json``), ``simulation``
+(the same settings in-process), ``seconds_per_round`` (training and
+validation per round, from each ``history``), ``exit_code`` (0 when the
+deployment completed), ``lost_client`` and ``same_results`` (metrics,
+history and communication equal, wall times aside).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+RGCN_METHODS = ("sp", "fedavg", "fedprox", "fedalign")
+
+
+def is_rgcn(algorithm: str) -> bool:
+    return algorithm.lower().removesuffix("-l") in RGCN_METHODS
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", required=True, help="saved partition folder")
+    p.add_argument("--algorithm", required=True)
+    p.add_argument("--rounds", type=int, required=True)
+    p.add_argument("--kill-client", type=int, default=None)
+    p.add_argument("--kill-at-round", type=int, default=None)
+    p.add_argument("--restart-after", type=float, default=None)
+    p.add_argument("--json", required=True, help="output JSON file")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="more run-config entries (TOML values), e.g. --set dim=32",
+    )
+    p.add_argument("--tls", action="store_true", help="TLS + SuperNode authentication")
+    p.add_argument(
+        "--clientapp",
+        choices=("worker", "per-message", "executor"),
+        default="worker",
+        help="worker: the example apps' forwarding ClientApp and its worker "
+        "process (default); per-message: the ClientApp in each message's own "
+        "process; executor: SuperNodes with --isolation process and one "
+        "fedgraph.runtime.flower.executor process each",
+    )
+    p.add_argument("--port", type=int, default=9300, help="first loopback port")
+    p.add_argument("--timeout", type=float, default=3600, help="seconds for it all")
+    p.add_argument("--work", default=None, help="working folder (default: a temp one)")
+    p.add_argument("--no-simulation", action="store_true")
+    p.add_argument("--keep", action="store_true", help="keep the working folder")
+    args = p.parse_args(argv)
+    if (args.kill_client is None) != (args.kill_at_round is None):
+        p.error("--kill-client and --kill-at-round go together")
+    if args.restart_after is not None and args.kill_client is None:
+        p.error("--restart-after needs --kill-client")
+    if args.kill_at_round is not None and not 2 <= args.kill_at_round <= args.rounds:
+        p.error(f"--kill-at-round must lie in [2, {args.rounds}]")
+    if not Path(args.data).is_dir():
+        p.error(f"--data {args.data}: not a folder")
+    for item in args.set:
+        if "=" not in item:
+            p.error(f"--set {item!r}: expected KEY=VALUE")
+    return args
+
+
+def toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    return repr(value)
+
+
+class Deployment:
+    r"""The SuperLink and SuperNodes of one run, all children of this
+    process (each in its own process group, killed by pid at the end)."""
+
+    def __init__(self, work: Path, data: Path, num_nodes: int, args: Any) -> None:
+        self.work, self.args, self.num_nodes = work, args, num_nodes
+        self.server_dir = work / "server"  # the SuperLink's cwd: no data
+        self.node_dir = work / "nodes"
+        self.logs = work / "logs"
+        for d in (self.server_dir, self.node_dir, self.logs):
+            d.mkdir(parents=True, exist_ok=True)
+        (self.node_dir / "data").symlink_to(data.resolve())
+        self.home = work / "flwr-home"
+        self.procs: dict[str, subprocess.Popen] = {}
+        self.link_port = args.port
+        self.certs = work / "certs"
+        base = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("FEDGRAPH_DATA", "PYTHONPATH")
+        }
+        path = f"{BIN}{os.pathsep}{base.get('PATH', '')}"
+        common = {"PATH": path, "FLWR_HOME": str(self.home), "OMP_NUM_THREADS": "1"}
+        common["FLWR_TELEMETRY_ENABLED"] = "0"
+        common["PYTHONPATH"] = str(ROOT)
+        common["FEDGRAPH_WORKER_DIR"] = str(work / "workers")
+        self.server_env = {**base, **common, "FEDGRAPH_DATA": str(work / "no-data")}
+        # the SuperNodes' flower-superexec looks for new ClientApp tasks every
+        # second by default
+        self.node_env = {**base, **common, "FLWR_SUPEREXEC_TASK_POLL_INTERVAL": "0.1"}
+
+    # --------------------------------------------------------------- procs
+    def _start(self, name: str, cmd: list[str], cwd: Path, env: dict) -> None:
+        log = open(self.logs / f"{name}.log", "ab")
+        self.procs[name] = subprocess.Popen(
+            cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+
+    def _security(self, node: bool) -> list[str]:
+        if not self.args.tls:
+            return ["--insecure"]
+        if node:
+            return ["--root-certificates", str(self.certs / "ca.crt")]
+        return [
+            "--ssl-ca-certfile", str(self.certs / "ca.crt"),
+            "--ssl-certfile", str(self.certs / "server.pem"),
+            "--ssl-keyfile", str(self.certs / "server.key"),
+            "--enable-supernode-auth",
+        ]  # fmt: skip
+
+    def start_superlink(self) -> None:
+        cmd = [
+            str(BIN / "flower-superlink"),
+            *self._security(node=False),
+            "--disable-runtime-dependency-installation",
+            "--host", "127.0.0.1",
+            "--port", str(self.link_port),
+            "--database", str(self.server_dir / "state.db"),
+        ]  # fmt: skip
+        self._start("superlink", cmd, self.server_dir, self.server_env)
+        self._wait_port(self.link_port)
+
+    def register_nodes(self) -> None:
+        r"""With node authentication: every node's public key is registered
+        with the SuperLink (``flwr supernode register``)."""
+        for k in range(self.num_nodes):
+            done = self._flwr(
+                [
+                    "supernode",
+                    "register",
+                    str(self.certs / f"node{k}.pub"),
+                    "local-deployment",
+                ]
+            )
+            if done.returncode != 0:
+                raise RuntimeError(
+                    f"flwr supernode register failed for node {k}: "
+                    f"{done.stdout.strip()} {done.stderr.strip()}"
+                )
+
+    def start_node(self, k: int) -> None:
+        state = self.work / "node-state"
+        cmd = [
+            str(BIN / "flower-supernode"),
+            *self._security(node=True),
+            "--superlink", f"127.0.0.1:{self.link_port}",
+            "--host", "127.0.0.1",
+            "--port", str(self.link_port + 1 + k),
+            "--node-config", f"partition-id={k} state-dir='{state}'",
+        ]  # fmt: skip
+        if self.args.tls:
+            cmd += ["--auth-supernode-private-key", str(self.certs / f"node{k}")]
+        if self.args.clientapp == "executor":
+            cmd += ["--isolation", "process"]
+        self._start(f"node{k}", cmd, self.node_dir, self.node_env)
+        if self.args.clientapp == "executor":
+            runtime = f"127.0.0.1:{self.link_port + 1 + k}"
+            self._wait_port(self.link_port + 1 + k)
+            executor = [
+                sys.executable, "-m", "fedgraph.runtime.flower.executor",
+                "--runtime-api", runtime, "--insecure",
+            ]  # fmt: skip
+            self._start(f"exec{k}", executor, self.node_dir, self.node_env)
+
+    def kill_node(self, k: int) -> None:
+        r"""``SIGKILL`` to the SuperNode of client ``k`` (and its executor)."""
+        self.kill(f"node{k}")
+        self.kill(f"exec{k}")
+
+    def kill(self, name: str) -> None:
+        proc = self.procs.pop(name, None)
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # the node and its ClientApps
+            except ProcessLookupError:
+                pass
+            proc.wait(timeout=30)
+
+    def stop_all(self) -> None:
+        for name in list(self.procs):
+            self.kill(name)
+
+    def _wait_port(self, port: int, timeout: float = 120) -> None:
+        import socket
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    return
+            time.sleep(0.5)
+        raise RuntimeError(f"Nothing listens on 127.0.0.1:{port} after {timeout} s")
+
+    # ---------------------------------------------------------------- flwr
+    def write_flwr_config(self) -> None:
+        self.home.mkdir(parents=True, exist_ok=True)
+        lines = [
+            '[superlink]\ndefault = "local-deployment"\n',
+            "[superlink.local-deployment]",
+            f'address = "127.0.0.1:{self.link_port}"',
+        ]
+        if self.args.tls:
+            lines.append(f'root-certificates = "{self.certs / "ca.crt"}"')
+        else:
+            lines.append("insecure = true")
+        (self.home / "config.toml").write_text("\n".join(lines) + "\n")
+
+    def _flwr(self, argv: list[str]) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [str(BIN / "flwr"), *argv], cwd=self.server_dir, env=self.server_env,
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+
+    def run(self, app: Path, run_config: str, on_line: Any) -> int:
+        cmd = [
+            str(BIN / "flwr"), "run", str(app), "local-deployment", "--stream",
+            "--run-config", run_config,
+        ]  # fmt: skip
+        log = open(self.logs / "flwr-run.log", "w")
+        proc = subprocess.Popen(
+            cmd, cwd=self.server_dir, env=self.server_env, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        )  # fmt: skip
+        self.procs["flwr-run"] = proc
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            log.write(line)
+            log.flush()
+            on_line(line)
+        rc = proc.wait()
+        self.procs.pop("flwr-run", None)
+        return rc
+
+
+def simulate(data: Path, algorithm: str, config: dict[str, Any], out: Path) -> dict:
+    r"""The same run config in the in-process simulation
+    (:func:`fedgraph.runtime.run_simulation`); returns its results."""
+    from fedgraph.runtime import run_simulation
+
+    if is_rgcn(algorithm):
+        from fedgraph.partition.rdf_shard import FederatedRDF
+        from fedgraph.runtime.flower.rgcn import RGCNRunSettings
+        from fedgraph.runtime.rgcn_runner import (
+            build_clients,
+            build_strategy,
+            initial_bases_client,
+            loop_kwargs,
+        )
+
+        cfg = RGCNRunSettings.from_run_config(config)
+        fed = FederatedRDF.load(data)
+        clients = build_clients(
+            fed, **cfg.client_kwargs(), seed_client=initial_bases_client(cfg.algorithm)
+        )
+        strategy = build_strategy(
+            cfg.algorithm, mu=cfg.mu, lam=cfg.lam, local_epochs=cfg.local_epochs,
+            one_sided=cfg.one_sided, clip=cfg.clip or None,
+        )  # fmt: skip
+        kwargs = loop_kwargs(cfg.num_rounds, cfg.seed)
+    else:
+        from fedgraph.data import load_dataset
+        from fedgraph.federated.kge.setup import build_kge_federation
+        from fedgraph.runtime.flower import FlowerRunSettings
+
+        cfg = FlowerRunSettings.from_run_config(config)
+        strategy, clients = build_kge_federation(
+            cfg.algorithm, load_dataset(data), cfg.settings
+        )
+        kwargs = cfg.loop_kwargs()
+    if cfg.threads > 0:
+        import torch
+
+        torch.set_num_threads(cfg.threads)
+    res = run_simulation(strategy, clients, **kwargs, progress=False)
+    settings = {**cfg.to_dict(), "runtime": "simulation", "strategy": repr(strategy)}
+    path = res.write_results(out / "results.json", settings=settings)
+    return json.loads(path.read_text())
+
+
+def seconds_per_round(doc: dict) -> float:
+    r"""Training plus validation wall seconds per round."""
+    hist = doc.get("history", [])
+    if not hist:
+        return float("nan")
+    total = sum(h.get("train_seconds", 0.0) + h.get("eval_seconds", 0.0) for h in hist)
+    return total / len(hist)
+
+
+def same_results(a: dict, b: dict) -> bool:
+    def strip(doc: dict) -> dict:
+        drop = ("train_seconds", "eval_seconds")
+        return {
+            "weighted": doc.get("weighted"),
+            "clients": doc.get("clients"),
+            "best_round": doc.get("best_round"),
+            "comm": doc.get("comm"),
+            "comm_per_round": doc.get("comm_per_round"),
+            "history": [
+                {k: v for k, v in h.items() if k not in drop}
+                for h in doc.get("history", [])
+            ],
+        }
+
+    return strip(a) == strip(b)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    data = Path(args.data).resolve()
+    if (data / "META.json").is_file():  # a saved partition (KGE or RDF)
+        num_nodes = len(json.loads((data / "META.json").read_text())["clients"])
+    else:  # a federated dataset folder, e.g. FedLU's R3 (client0/ …)
+        from fedgraph.data import load_dataset
+
+        num_nodes = load_dataset(data).num_clients
+    rgcn = is_rgcn(args.algorithm)
+    source = ROOT / "examples" / ("flower_rgcn_app" if rgcn else "flower_app")
+    work = Path(args.work or tempfile.mkdtemp(prefix="fedgraph-deploy-")).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    app = work / "app"
+    shutil.copytree(source, app, dirs_exist_ok=True)
+    if args.clientapp == "per-message":
+        pyproject = app / "pyproject.toml"
+        text = pyproject.read_text()
+        text = text.replace(
+            '"fedgraph.runtime.flower.node:kge_app"',
+            '"fedgraph.runtime.flower.client_app:app"',
+        ).replace(
+            '"fedgraph.runtime.flower.node:rgcn_app"',
+            '"fedgraph.runtime.flower.rgcn:client_app"',
+        )
+        pyproject.write_text(text)
+    out = work / "server" / "out"
+    config: dict[str, Any] = {
+        "data": "data",  # relative: resolves on the nodes only
+        "algorithm": args.algorithm,
+        "num-rounds": args.rounds,
+        "out": str(out),
+        "threads": 1,
+        "connect-timeout": 600.0,
+    }
+    if not rgcn:
+        config.update({"eval-every": 1, "patience": 0})
+    killing = args.kill_client is not None
+    if killing:
+        config["accept-failures"] = True
+        if not rgcn:
+            config.update({"checkpoint-dir": str(work / "server" / "ckpt")})
+            config["run-name"] = "deploy"
+    for item in args.set:
+        key, _, value = item.partition("=")
+        import tomllib
+
+        config[key.strip()] = tomllib.loads(f"v = {value}")["v"]
+    run_config = " ".join(f"{k}={toml_value(v)}" for k, v in config.items())
+
+    dep = Deployment(work, data, num_nodes, args)
+    lost: dict[str, Any] | None = None
+    if killing:
+        lost = {"client": args.kill_client, "round": args.kill_at_round}
+        lost.update({"rejoined": False, "completed": False})
+    state = {"killed_at": None}
+    deadline = time.monotonic() + args.timeout
+    timer = threading.Timer(args.timeout, dep.stop_all)
+    timer.daemon = True
+    timer.start()
+
+    def on_line(line: str) -> None:
+        sys.stdout.write(line)
+        if not killing or state["killed_at"] is not None:
+            return
+        if f"[fedgraph] round {args.kill_at_round - 1}:" in line:
+            dep.kill_node(args.kill_client)
+            state["killed_at"] = time.monotonic()
+            print(f"[deploy] killed the SuperNode of client {args.kill_client}")
+            if args.restart_after is not None:
+
+                def restart() -> None:
+                    dep.start_node(args.kill_client)
+                    print(
+                        f"[deploy] restarted the SuperNode of client {args.kill_client}"
+                    )
+
+                threading.Timer(args.restart_after, restart).start()
+
+    t0 = time.monotonic()
+    flwr_rc = -1
+    try:
+        if args.tls:
+            script = ROOT / "scripts" / "flower_certificates.sh"
+            subprocess.run(
+                ["bash", str(script), str(dep.certs), str(num_nodes)],
+                check=True, capture_output=True, timeout=120,
+            )  # fmt: skip
+        dep.start_superlink()
+        dep.write_flwr_config()
+        if args.tls:
+            dep.register_nodes()
+        for k in range(num_nodes):
+            dep.start_node(k)
+        flwr_rc = dep.run(app, run_config, on_line)
+    finally:
+        timer.cancel()
+        dep.stop_all()
+    wall = time.monotonic() - t0
+    status_file = out / "status.json"
+    status = json.loads(status_file.read_text()) if status_file.exists() else {}
+    completed = status.get("status") == "completed"
+    exit_code = 0 if completed and flwr_rc == 0 else 1
+    deployment = (
+        json.loads((out / "results.json").read_text())
+        if (out / "results.json").exists()
+        else None
+    )
+    if lost is not None:
+        lost["completed"] = completed
+        events = [
+            e
+            for h in (deployment or {}).get("history", [])
+            for e in h.get("events", [])
+        ]
+        lost["events"] = events
+        lost["rejoined"] = any(
+            e["event"] == "rejoined" and e["client"] == args.kill_client for e in events
+        )
+        lost["error"] = status.get("error", "")
+    simulation = None
+    sim_seconds = None
+    if not args.no_simulation and time.monotonic() < deadline:
+        sim_config = {
+            k: v for k, v in config.items() if k not in ("checkpoint-dir", "run-name")
+        }
+        sim_config["data"] = str(data)
+        sim_config["out"] = ""
+        for key in ("accept-failures", "connect-timeout"):
+            sim_config.pop(key, None)
+        simulation = simulate(data, args.algorithm, sim_config, work / "simulation")
+        sim_seconds = seconds_per_round(simulation)
+    doc = {
+        "command": [sys.executable, *sys.argv],
+        "run_config": config,
+        "nodes": num_nodes,
+        "tls": bool(args.tls),
+        "clientapp": args.clientapp,
+        "deployment": deployment,
+        "simulation": simulation,
+        "seconds_per_round": {
+            "deployment": seconds_per_round(deployment) if deployment else None,
+            "simulation": sim_seconds,
+        },
+        "wall_seconds": wall,
+        "exit_code": exit_code,
+        "flwr_run_exit_code": flwr_rc,
+        "status": status,
+        "lost_client": lost,
+        "same_results": (
+            same_results(deployment, simulation)
+            if deployment is not None and simulation is not None
+            else None
+        ),
+        "work": str(work),
+    }
+    target = Path(args.json)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=2, default=float))
+    os.replace(tmp, target)
+    print(
+        f"[deploy] exit {exit_code}; s/round deployment "
+        f"{doc['seconds_per_round']['deployment']}, simulation {sim_seconds}; "
+        f"same results: {doc['same_results']}; {target}"
+    )
+    if not args.keep and args.work is None:
+        shutil.rmtree(work, ignore_errors=True)
+    return exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+r"""A long-lived ``ClientApp`` runtime for one SuperNode: runs every
+``ClientApp`` task of the node in this one process.
+
+Flower 1.x runs each message in a new ``flwr-clientapp`` process, started
+by the node's ``flower-superexec``. A SuperNode started with ``--isolation
+process`` starts no superexec and waits for an external one; this module is
+that external process, for fedgraph's apps::
+
+    flower-supernode --insecure --superlink HOST:9092 --port 9094 \
+        --isolation process --node-config "partition-id=0" &
+    python -m fedgraph.runtime.flower.executor --runtime-api 127.0.0.1:9094 --insecure &
+
+It asks the node's Runtime API for ClientApp tasks (``AcquireTask``, as
+``flower-superexec`` does) and runs each one here with Flower's own task
+steps (pull the message, ``Context``, run and FAB; run the ``ClientApp``;
+push the reply and the updated ``Context``; task heartbeats meanwhile). The
+FAB is installed and the app loaded once per FAB, and torch, fedgraph, the
+partition and the built models stay in memory across messages. A forwarding
+app of :mod:`fedgraph.runtime.flower.node` is replaced by the fedgraph app
+it forwards to (no worker process is needed here). ``context.state`` stays
+the one store of the client's state, as in every other mode.
+
+The task steps are Flower's internal functions of
+``flwr.supernode.runtime.run_clientapp`` (tested with flwr 1.41); a Flower
+version without them stops this process with an error naming the missing
+function.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import time
+from logging import ERROR, INFO, WARNING
+from typing import Any
+
+
+def _flower_steps() -> Any:
+    try:
+        from flwr.supernode.runtime import run_clientapp as steps
+
+        for name in ("pull_task_input", "push_message", "push_task_output"):
+            getattr(steps, name)
+    except (ImportError, AttributeError) as exc:
+        raise RuntimeError(
+            "This Flower version lacks the ClientApp task steps the fedgraph "
+            f"executor uses ({exc}); run the SuperNode with its default "
+            "`--isolation subprocess` instead."
+        ) from None
+    return steps
+
+
+class Executor:
+    r"""Runs the ClientApp tasks of the SuperNode whose Runtime API is at
+    ``runtime_api`` (``host:port``).
+
+    Args:
+        runtime_api (str): the SuperNode's Runtime API address (its ``--host``
+            and ``--port``).
+        insecure (bool, optional): plain HTTP to the Runtime API.
+            (default: :obj:`True`)
+        root_certificates (str, optional): CA file for a TLS Runtime API.
+        poll_interval (float, optional): seconds between two task requests
+            when idle. (default: :obj:`0.05`)
+    """
+
+    def __init__(
+        self,
+        runtime_api: str,
+        *,
+        insecure: bool = True,
+        root_certificates: str | None = None,
+        poll_interval: float = 0.05,
+    ) -> None:
+        self.steps = _flower_steps()
+        self.runtime_api = runtime_api
+        self.insecure = insecure
+        self.root_certificates = root_certificates
+        self.poll_interval = float(poll_interval)
+        self._apps: dict[str, Any] = {}  # FAB hash -> ClientApp
+        self.tasks = 0
+
+    def _client(self, *interceptors: Any) -> Any:
+        from flwr.supercore.retry import make_simple_http_retry_invoker
+        from flwr.supercore.runtime import RuntimeHttpClient
+        from flwr.supercore.tls import validate_and_resolve_root_certificates
+
+        return RuntimeHttpClient.from_server_address(
+            server_address=self.runtime_api,
+            insecure=self.insecure,
+            root_certificates=validate_and_resolve_root_certificates(
+                self.root_certificates, self.insecure
+            ),
+            interceptors=list(interceptors),
+            retry_invoker=make_simple_http_retry_invoker(),
+        )
+
+    def _app(self, run: Any, fab: Any) -> Any:
+        if fab.hash_str not in self._apps:
+            from flwr.cli.install import install_from_fab
+            from flwr.clientapp.utils import get_load_client_app_fn
+
+            install_from_fab(fab.content, skip_prompt=True)
+            load = get_load_client_app_fn(
+                default_app_ref="", app_path=None, multi_app=True
+            )
+            app = load(run.fab_id, run.fab_version, fab.hash_str)
+            from fedgraph.runtime.flower.node import TARGETS, WorkerClientApp
+
+            if isinstance(app, WorkerClientApp):  # run its fedgraph app here
+                module, _, attr = TARGETS[app.target].partition(":")
+                app = getattr(importlib.import_module(module), attr)
+            self._apps[fab.hash_str] = app
+        return self._apps[fab.hash_str]
+
+    def run_task(self, token: str) -> None:
+        r"""One ClientApp task: Flower's ``flwr-clientapp`` steps, in this
+        process."""
+        from flwr.app import Message
+        from flwr.app.error import Error
+        from flwr.common.constant import ErrorCode, SubStatus
+        from flwr.supercore import log
+        from flwr.supercore.heartbeat import (
+            HeartbeatSender,
+            make_task_heartbeat_fn_http,
+        )
+        from flwr.supercore.interceptors import (
+            RuntimeTokenHttpInterceptor,
+            RuntimeVersionHttpInterceptor,
+        )
+
+        client = self._client(
+            RuntimeVersionHttpInterceptor(component_name="flwr-clientapp"),
+            RuntimeTokenHttpInterceptor(token),
+        )
+        heartbeat = HeartbeatSender(make_task_heartbeat_fn_http(client))
+        heartbeat.start()
+        context = None
+        status, details = SubStatus.FAILED, "ClientApp task failed"
+        try:
+            message, context, run, fab = self.steps.pull_task_input(client)
+            try:
+                reply = self._app(run, fab)(message=message, context=context)
+                status, details = SubStatus.COMPLETED, ""
+            except Exception as exc:  # the node's error reply, as flwr-clientapp
+                log(ERROR, "ClientApp raised an exception", exc_info=exc)
+                reason = str(type(exc)) + ":<'" + str(exc) + "'>"
+                details = reason
+                reply = Message(
+                    Error(code=ErrorCode.CLIENT_APP_RAISED_EXCEPTION, reason=reason),
+                    reply_to=message,
+                )
+            self.steps.push_message(client, reply, context)
+        finally:
+            self.steps.push_task_output(
+                client=client, context=context, sub_status=status, details=details
+            )
+            if heartbeat.is_running:
+                heartbeat.stop()
+            client.close()
+        self.tasks += 1
+
+    def serve(self, max_tasks: int | None = None) -> None:
+        r"""Asks for tasks until ``max_tasks`` have run (``None``: forever)."""
+        from flwr.proto.runtime_pb2 import AcquireTaskRequest
+        from flwr.supercore import log
+        from flwr.supercore.constant import TaskType
+        from flwr.supercore.interceptors import RuntimeVersionHttpInterceptor
+
+        control = self._client(
+            RuntimeVersionHttpInterceptor(component_name="SuperExec")
+        )
+        log(INFO, "fedgraph executor: serving ClientApp tasks of %s", self.runtime_api)
+        while max_tasks is None or self.tasks < max_tasks:
+            res = control.AcquireTask(
+                AcquireTaskRequest(supported_task_types=[TaskType.CLIENT_APP])
+            )
+            if res.HasField("task") and res.token:
+                try:
+                    self.run_task(res.token)
+                except KeyboardInterrupt:
+                    # Flower's runtime client raises SIGINT in its own process
+                    # when the node rejects a task (HTTP 401, a task heartbeat
+                    # answered "no"): a flwr-clientapp process would exit; this
+                    # one drops the task (the server sees the node fail in that
+                    # exchange) and serves the next. Stop it with SIGTERM, or
+                    # SIGINT while it is idle.
+                    log(WARNING, "fedgraph executor: the node dropped a task")
+            else:
+                time.sleep(self.poll_interval)
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--runtime-api", required=True, help="the SuperNode's host:port")
+    p.add_argument("--insecure", action="store_true")
+    p.add_argument("--root-certificates", default=None)
+    p.add_argument("--poll-interval", type=float, default=0.05)
+    args = p.parse_args(argv)
+    if not args.insecure and not args.root_certificates:
+        p.error("give --insecure or --root-certificates")
+    Executor(
+        args.runtime_api,
+        insecure=args.insecure,
+        root_certificates=args.root_certificates,
+        poll_interval=args.poll_interval,
+    ).serve()
+
+
+if __name__ == "__main__":
+    main()
