@@ -22,7 +22,7 @@
 #
 #   THREADS=1 PYTHON=.venv/bin/python nohup sh benchmarks/fede_claims.sh \
 #       > runs/fede_claims.log 2>&1 &
-#   python benchmarks/queue_status.py runs/fede/*-*    # epochs/rounds, valid MRR
+#   python benchmarks/series_status.py runs/fede/*-*    # epochs/rounds, valid MRR
 #   python examples/fede_results_table.py --results runs/fede --finished-runs
 #
 # Partitions: `fedgraph partition DATASET --strategy relation --clients 3

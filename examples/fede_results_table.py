@@ -1,4 +1,4 @@
-r"""Prints the tables of ``docs/results-fede.md`` (FedE's own claims) from the
+r"""Prints the tables of ``docs/papers/fede-claims.md`` (FedE's own claims) from the
 results files under ``docs/results/``.
 
     python examples/fede_results_table.py                    # the docs' tables
@@ -158,7 +158,7 @@ def client_table(runs: dict, data: str) -> str:
                 continue
             published = PUBLISHED[data][model][setting]
             file = _name(data, model, setting)
-            link = f"[`{file}`](results/{file})"
+            link = f"[`{file}`](../results/{file})"
             for c in doc["clients"]:
                 k = int(c["client"])
                 cells = []
@@ -240,7 +240,7 @@ def fusion_table(runs: dict) -> str:
         lines.append(
             f"| {label} | {_pct(single)} | {_pct(fed)} | {_pct(fused)} | "
             f"{_delta(fused, fed)} | {_pct(without)} | {_pct(with_)} | "
-            f"{_delta(with_, without)} | [`{file}`](results/{file}) |"
+            f"{_delta(with_, without)} | [`{file}`](../results/{file}) |"
         )
     return "\n".join(lines)
 

@@ -32,6 +32,7 @@ COMMANDS: list[str] = [
     "fuse",
     "algorithms",
     "audit",
+    "report",
 ]
 
 

@@ -1,4 +1,4 @@
-r"""The tables of docs/results-fede.md are the ones
+r"""The tables of docs/papers/fede-claims.md are the ones
 examples/fede_results_table.py prints from docs/results/*.json."""
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ def fede_tables(load_script):
 
 
 def test_docs_quote_the_results_files(fede_tables):
-    doc = (ROOT / "docs" / "results-fede.md").read_text()
+    doc = (ROOT / "docs" / "papers" / "fede-claims.md").read_text()
     for table in fede_tables.tables(ROOT / "docs" / "results"):
         assert table in doc, (
-            "docs/results-fede.md is out of date with docs/results/*.json: paste "
+            "docs/papers/fede-claims.md is out of date with docs/results/*.json: paste "
             "the output of `python examples/fede_results_table.py`"
         )
 

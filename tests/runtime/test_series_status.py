@@ -1,4 +1,4 @@
-r"""benchmarks/queue_status.py summarises a run folder from its progress
+r"""benchmarks/series_status.py summarises a run folder from its progress
 and results files."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 
 
 def test_status_lines(tmp_path, load_script):
-    qs = load_script("benchmarks/queue_status.py")
+    qs = load_script("benchmarks/series_status.py")
     run = tmp_path / "fedlu-c3-fedlu-transe"
     run.mkdir()
     assert qs.status(run) is None  # not started
@@ -37,7 +37,7 @@ def test_status_lines(tmp_path, load_script):
 def test_baseline_status_from_trainer_checkpoints(tmp_path, load_script):
     import torch
 
-    qs = load_script("benchmarks/queue_status.py")
+    qs = load_script("benchmarks/series_status.py")
     run = tmp_path / "fb15k237-fed3-rotate-single"
     run.mkdir()
     assert qs.status(run) is None

@@ -1,8 +1,8 @@
-r"""Where the federated runs of ``benchmarks/fedlu_queue.sh`` stand, from
+r"""Where the federated runs of ``benchmarks/run_series.sh`` stand, from
 their ``progress.json`` (written after every round) and ``results.json``.
 
-    python benchmarks/queue_status.py            # runs/fedlu-*
-    python benchmarks/queue_status.py runs/umls-r10-*
+    python benchmarks/series_status.py            # runs/fedlu-*
+    python benchmarks/series_status.py runs/umls-r10-*
 
 One line per run: rounds done, mean training seconds of the last five rounds,
 the last validation MRRs (weighted, %; FedLU's global model after the slash),
