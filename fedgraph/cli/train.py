@@ -17,12 +17,16 @@ from typing import Any
 
 from fedgraph.cli.choices import (
     BASELINES,
+    EVAL_PROTOCOLS,
     KGE_LOSSES,
     KGE_MODELS,
     SELECTIONS,
     normalized,
 )
 from fedgraph.cli.options import count, fraction, non_negative, positive, real
+
+#: ``--corrupt`` choice -> corruption modes of training
+CORRUPTIONS = {"both": ("head-batch", "tail-batch"), "tail": ("tail-batch",)}
 
 #: Defaults that differ by family: KGE (FedLU's settings), R-GCN (FedAlign's).
 FAMILY_DEFAULTS = {
@@ -209,8 +213,29 @@ def _add_method(p: argparse.ArgumentParser, algorithm_settings: str) -> None:
     p.add_argument(
         "--evaluate-with",
         choices=("local", "global"),
-        default="local",
-        help="score clients' own tables (FedLU) or the global rows (FedE)",
+        default=None,
+        help="score clients' own tables (FedLU) or the global rows (FedE) "
+        "(default: the --protocol's choice)",
+    )
+    p.add_argument(
+        "--protocol",
+        default="fedlu",
+        help="evaluation protocol, one of "
+        f"{list(EVAL_PROTOCOLS)} (fedgraph.eval.protocol): fedlu = head and tail "
+        "among the client's entities, each client's own table; fede = tails among "
+        "the client's training entities, the server's rows (default: fedlu)",
+    )
+    p.add_argument(
+        "--corrupt",
+        choices=CORRUPTIONS,
+        default="both",
+        help="corrupted side of training negatives: both (one step per side and "
+        "batch) or tail (FedE's code) (default: both)",
+    )
+    p.add_argument(
+        "--no-subsampling",
+        action="store_true",
+        help="no RotatE frequency weights on the loss (FedE's code has none)",
     )
     p.add_argument(
         "--loss",
@@ -291,6 +316,24 @@ def _load_federation(data: str, root: Path | None = None) -> Any:
     return load_kge_federation(data, root)
 
 
+def configure_clients(
+    clients: dict[int, Any],
+    protocol: Any,
+    modes: tuple[str, ...] = CORRUPTIONS["both"],
+    *,
+    subsampling: bool = True,
+) -> None:
+    r"""Sets every client's evaluation ``protocol``
+    (:class:`~fedgraph.eval.protocol.EvalProtocol` or its name), training
+    corruption ``modes`` and, with ``subsampling=False``, drops its frequency
+    weights."""
+    for client in clients.values():
+        client.use_protocol(protocol)
+        client.modes = tuple(modes)
+        if not subsampling:
+            client.weights = None
+
+
 def __getattr__(name: str) -> Any:
     # moved to the library (fedgraph.runtime.trained); old imports keep working
     if name in ("TrainedRun", "load_trained_run"):
@@ -360,6 +403,10 @@ def _resume_record(args: argparse.Namespace, algorithm: str) -> dict[str, Any]:
         "eval_every": args.eval_every,
         "patience": args.patience,
         "selection": args.selection,
+        # the evaluation protocol and the training corruption change the result
+        "eval_protocol": normalized(args.protocol),
+        "corrupt": args.corrupt,
+        "subsampling": not args.no_subsampling,
         # a private run resumes only as the same private run
         "privacy": _privacy(args).to_dict() if _privacy(args).active else None,
     }
@@ -386,6 +433,15 @@ def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
             + (" (R-GCN: --model rgcn)" if family == "kge" else "")
         )
     resolve_device(args.device, "`--device`")
+    from fedgraph.eval.protocol import resolve_protocol
+
+    try:
+        protocol = resolve_protocol(args.protocol)
+    except ValueError as exc:
+        raise ValueError(f"`--protocol`: {exc}") from None
+    args.protocol = protocol.name
+    if args.evaluate_with is None:
+        args.evaluate_with = protocol.model_scored
     if args.selection != "weighted" and algorithm in BASELINES:
         raise ValueError(
             f"`--selection {args.selection}` applies to federated algorithms; "
@@ -487,6 +543,10 @@ def _run_baseline(
         gamma=args.gamma,
         out=args.out,
         command=args.command_line,
+        protocol=args.protocol,
+        loss=args.loss,
+        modes=CORRUPTIONS[args.corrupt],
+        subsampling=not args.no_subsampling,
         lr=args.lr,
         batch_size=args.batch_size,
         num_negatives=args.num_negatives,
@@ -513,6 +573,8 @@ def _run_meta(
     num_clients: int,
 ) -> dict[str, Any]:
     r"""The run's recorded settings (``progress.json``, ``results.json``)."""
+    from fedgraph.eval.protocol import resolve_protocol
+
     return {
         "algorithm": algorithm,
         "data": str(args.data),
@@ -529,13 +591,12 @@ def _run_meta(
         "patience": args.patience,
         "selection": args.selection,
         "protocol": {
-            "candidates": "client's own entities",
-            "filter": "client's own train+valid+test",
-            "directions": ["head", "tail"],
-            "ties": "realistic rank",
-            "model_scored": f"{args.evaluate_with} entity table",
-            "weighting": "pooled queries (= test-triple weighted)",
+            **resolve_protocol(args.protocol).to_dict(),
+            "model_scored": args.evaluate_with,
         },
+        "eval_protocol": args.protocol,
+        "corrupt": args.corrupt,
+        "subsampling": not args.no_subsampling,
     }
 
 
@@ -591,6 +652,12 @@ def _run_federated(
     from fedgraph.privacy import setup as privacy_setup
 
     strategy, clients = build_kge_federation(algorithm, fed, settings)
+    configure_clients(
+        clients,
+        args.protocol,
+        CORRUPTIONS[args.corrupt],
+        subsampling=not args.no_subsampling,
+    )
     setup_seconds = time.perf_counter() - t0
     privacy = _privacy(args)
     strategy, clients = privacy_setup.apply_privacy(  # privacy wrappers (if any)

@@ -26,6 +26,7 @@ import torch
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.metrics import LinkPredState
+from fedgraph.eval.protocol import EvalProtocol, protocols, resolve_protocol
 from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.models.kge import resolve_model
 from fedgraph.registry import resolve_device
@@ -66,6 +67,13 @@ def _centralized_graph(fkg: Any) -> KnowledgeGraph:
     return KnowledgeGraph(trip, fkg.num_entities, fkg.num_relations, name="union")
 
 
+def _client_excluded(shard: Any, protocol: EvalProtocol) -> torch.Tensor | None:
+    r"""Global ids of ``shard``'s entities outside its candidate set under
+    ``protocol`` (:obj:`None`: none)."""
+    local = protocol.excluded_ids(shard.graph)
+    return None if local is None else shard.entity_ids[local]
+
+
 def run_baseline(
     data: str | os.PathLike[str],
     *,
@@ -76,13 +84,19 @@ def run_baseline(
     out: str | os.PathLike[str] = "runs/baseline",
     results: str | os.PathLike[str] | None = None,
     command: str = "",
+    protocol: str | EvalProtocol = "fedlu",
     **trainer_kwargs: Any,
 ) -> dict[str, Any]:
     r"""Independent (one :class:`KGETrainer` per client) or Centralized (one on
-    the union, tested on each client's test set with that client's entities as
-    candidates and its triples as filter). Every client checkpoints under
-    ``out``; a rerun resumes. Writes ``results`` (default ``out/results.json``).
+    the union, tested on each client's test set with that client's
+    candidates and its triples as filter). ``protocol``
+    (:mod:`fedgraph.eval.protocol`) names the ranked directions and the
+    candidate set (FedLU's: head and tail among the client's entities;
+    FedE's: tails among the client's training entities). Every client
+    checkpoints under ``out``; a rerun resumes. Writes ``results`` (default
+    ``out/results.json``).
     """
+    protocol = resolve_protocol(protocol)
     if setting not in ("independent", "centralized"):
         raise ValueError(
             f"`setting` must be 'independent' or 'centralized' (got {setting!r})"
@@ -96,13 +110,13 @@ def run_baseline(
         else [_centralized_graph(fkg)]
     )
     trained, history, epochs, secs = _train_each(
-        graphs, setting, model, hidden_channels, gamma, out, trainer_kwargs
+        graphs, setting, model, hidden_channels, gamma, out, protocol, trainer_kwargs
     )
     n_test = [s.graph.num_triples("test") for s in fkg]
     if setting == "independent":
         states = [tr.evaluate("test") for tr in trained]
     else:
-        states = _rank_centralized(trained[0], fkg)
+        states = _rank_centralized(trained[0], fkg, protocol)
     from fedgraph.eval.results import summarize, write_results
 
     weighted, clients = summarize(states, n_test)
@@ -112,7 +126,7 @@ def run_baseline(
     settings = {
         **dict(setting=setting, data=str(data), model=model),
         **dict(hidden_channels=hidden_channels, gamma=gamma),
-        **_trainer_settings(trained[0]),
+        **_trainer_settings(trained[0], protocol, setting),
         "command": command,
         # a resumed run spans several calls: the sums over its checkpointed
         # history, and this call's own wall time
@@ -140,11 +154,12 @@ def _train_each(
     hidden_channels: int,
     gamma: float,
     out: Path,
+    protocol: EvalProtocol,
     trainer_kwargs: dict[str, Any],
 ) -> tuple[list[KGETrainer], list[Any], list[int], list[float]]:
     r"""Trains (or resumes) one model per graph, checkpointing graph ``i``
-    under ``out/trainer{i}.pt``. Returns the trainers, each one's history,
-    epochs and seconds per epoch."""
+    under ``out/trainer{i}.pt``, evaluated under ``protocol``. Returns the
+    trainers, each one's history, epochs and seconds per epoch."""
     trained: list[KGETrainer] = []
     history, epochs, secs = [], [], []
     for i, graph in enumerate(graphs):
@@ -155,6 +170,8 @@ def _train_each(
         tr = KGETrainer(
             m,
             graph,
+            exclude=protocol.excluded_ids(graph),
+            directions=protocol.directions,
             checkpoint=out / f"trainer{i}.pt",
             log=f"{setting}{i}",
             **trainer_kwargs,
@@ -167,9 +184,12 @@ def _train_each(
     return trained, history, epochs, secs
 
 
-def _rank_centralized(tr: KGETrainer, fkg: Any) -> list[LinkPredState]:
+def _rank_centralized(
+    tr: KGETrainer, fkg: Any, protocol: EvalProtocol
+) -> list[LinkPredState]:
     r"""The centralized model ranks each client's test triples among that
-    client's entities, with the client's triples as filter (global ids)."""
+    client's candidates under ``protocol``, with the client's triples as
+    filter (global ids)."""
     states: list[LinkPredState] = []
     for shard in fkg:
         g = shard.graph
@@ -189,12 +209,15 @@ def _rank_centralized(tr: KGETrainer, fkg: Any) -> list[LinkPredState]:
                 filter=flt,
                 candidates=shard.entity_ids,
                 directions=tr.directions,
+                exclude=_client_excluded(shard, protocol),
             )
         )
     return states
 
 
-def _trainer_settings(t0: KGETrainer) -> dict[str, Any]:
+def _trainer_settings(
+    t0: KGETrainer, protocol: EvalProtocol, setting: str
+) -> dict[str, Any]:
     r"""The training and evaluation options of ``t0`` as results settings."""
     return {
         "loss": repr(t0.loss),
@@ -205,9 +228,12 @@ def _trainer_settings(t0: KGETrainer) -> dict[str, Any]:
         "eval_every": t0.eval_every,
         "patience": t0.patience,
         "max_epochs": t0.max_epochs,
-        "candidates": "client-local entities",
+        "candidates": "client-local "
+        + ("entities" if protocol.candidates == "entities" else "training entities"),
         "filter": "client-local " + "+".join(t0.filter_splits),
         "directions": list(t0.directions),
+        "modes": list(t0.modes),
+        "protocol": {**protocol.to_dict(), "model_scored": f"the {setting} model"},
         "seed": t0.seed,
         "device": str(t0.device),
     }
@@ -238,6 +264,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--eval-every", type=int, default=5)
     p.add_argument("--patience", type=int, default=3)
     p.add_argument("--max-epochs", type=int, default=400)
+    p.add_argument(
+        "--protocol",
+        choices=sorted(protocols),
+        default="fedlu",
+        help="evaluation protocol (fedgraph.eval.protocol; default: fedlu)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=0)
     p.add_argument(
@@ -267,6 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         gamma=a.gamma,
         out=a.out,
         results=a.results,
+        protocol=a.protocol,
         # as typed, re-runnable from a shell (paths with spaces quoted)
         command="python -m fedgraph.runtime.baselines "
         + shlex.join(sys.argv[1:] if argv is None else argv),
