@@ -210,33 +210,7 @@ def _add_method(p: argparse.ArgumentParser, algorithm_settings: str) -> None:
     p.add_argument(
         "--temperature", type=real(0.0), default=0.2, help="FedEC τ (default: 0.2)"
     )
-    p.add_argument(
-        "--evaluate-with",
-        choices=("local", "global"),
-        default=None,
-        help="score clients' own tables (FedLU) or the global rows (FedE) "
-        "(default: the --protocol's choice)",
-    )
-    p.add_argument(
-        "--protocol",
-        default="fedlu",
-        help="evaluation protocol, one of "
-        f"{list(EVAL_PROTOCOLS)} (fedgraph.eval.protocol): fedlu = head and tail "
-        "among the client's entities, each client's own table; fede = tails among "
-        "the client's training entities, the server's rows (default: fedlu)",
-    )
-    p.add_argument(
-        "--corrupt",
-        choices=CORRUPTIONS,
-        default="both",
-        help="corrupted side of training negatives: both (one step per side and "
-        "batch) or tail (FedE's code) (default: both)",
-    )
-    p.add_argument(
-        "--no-subsampling",
-        action="store_true",
-        help="no RotatE frequency weights on the loss (FedE's code has none)",
-    )
+    _add_protocol(p)
     p.add_argument(
         "--loss",
         choices=KGE_LOSSES,
@@ -264,6 +238,37 @@ def _add_method(p: argparse.ArgumentParser, algorithm_settings: str) -> None:
         help="evaluation triples whose entity or relation is absent from the "
         "client's training triples: keep them (scored with an untrained "
         "embedding; a warning gives their count) or drop them (default: keep)",
+    )
+
+
+def _add_protocol(p: argparse.ArgumentParser) -> None:
+    r"""The evaluation protocol and the training corruption."""
+    p.add_argument(
+        "--evaluate-with",
+        choices=("local", "global"),
+        default=None,
+        help="score clients' own tables (FedLU) or the global rows (FedE) "
+        "(default: the --protocol's choice)",
+    )
+    p.add_argument(
+        "--protocol",
+        default="fedlu",
+        help="evaluation protocol, one of "
+        f"{list(EVAL_PROTOCOLS)} (fedgraph.eval.protocol): fedlu = head and tail "
+        "among the client's entities, each client's own table; fede = tails among "
+        "the client's training entities, the server's rows (default: fedlu)",
+    )
+    p.add_argument(
+        "--corrupt",
+        choices=CORRUPTIONS,
+        default="both",
+        help="corrupted side of training negatives: both (one step per side and "
+        "batch) or tail (FedE's code) (default: both)",
+    )
+    p.add_argument(
+        "--no-subsampling",
+        action="store_true",
+        help="no RotatE frequency weights on the loss (FedE's code has none)",
     )
 
 

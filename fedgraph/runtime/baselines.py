@@ -74,6 +74,14 @@ def _client_excluded(shard: Any, protocol: EvalProtocol) -> torch.Tensor | None:
     return None if local is None else shard.entity_ids[local]
 
 
+def _graphs(fkg: Any, setting: str) -> list[KnowledgeGraph]:
+    r"""The graphs trained: each client's (Independent) or their union
+    (Centralized)."""
+    if setting == "independent":
+        return [s.graph for s in fkg]
+    return [_centralized_graph(fkg)]
+
+
 def run_baseline(
     data: str | os.PathLike[str],
     *,
@@ -104,11 +112,7 @@ def run_baseline(
     out = Path(out)
     fkg = _load_federated(data)
     t_start = time.perf_counter()
-    graphs = (
-        [s.graph for s in fkg]
-        if setting == "independent"
-        else [_centralized_graph(fkg)]
-    )
+    graphs = _graphs(fkg, setting)
     trained, history, epochs, secs = _train_each(
         graphs, setting, model, hidden_channels, gamma, out, protocol, trainer_kwargs
     )
