@@ -535,6 +535,7 @@ def _run_baseline(
         max_epochs=args.rounds,
         seed=args.seed,
         progress=not args.quiet,
+        log=not args.quiet,
         shared_negatives=not args.per_positive_negatives,
         device=args.device,
     )

@@ -85,6 +85,7 @@ def run_baseline(
     results: str | os.PathLike[str] | None = None,
     command: str = "",
     protocol: str | EvalProtocol = "fedlu",
+    log: bool = True,
     **trainer_kwargs: Any,
 ) -> dict[str, Any]:
     r"""Independent (one :class:`KGETrainer` per client) or Centralized (one on
@@ -94,7 +95,7 @@ def run_baseline(
     candidate set (FedLU's: head and tail among the client's entities;
     FedE's: tails among the client's training entities). Every client
     checkpoints under ``out``; a rerun resumes. Writes ``results`` (default
-    ``out/results.json``).
+    ``out/results.json``). ``log``: print each validation as a JSON line.
     """
     protocol = resolve_protocol(protocol)
     if setting not in ("independent", "centralized"):
@@ -123,7 +124,7 @@ def run_baseline(
             exclude=protocol.excluded_ids(graph),
             directions=protocol.directions,
             checkpoint=out / f"trainer{i}.pt",
-            log=f"{setting}{i}",
+            log=f"{setting}{i}" if log else None,
             **trainer_kwargs,
         )
         info = tr.fit()
