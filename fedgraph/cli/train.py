@@ -536,6 +536,7 @@ def _run_baseline(
         seed=args.seed,
         progress=not args.quiet,
         log=not args.quiet,
+        data_name=str(args.data),
         shared_negatives=not args.per_positive_negatives,
         device=args.device,
     )

@@ -86,6 +86,7 @@ def run_baseline(
     command: str = "",
     protocol: str | EvalProtocol = "fedlu",
     log: bool = True,
+    data_name: str | None = None,
     **trainer_kwargs: Any,
 ) -> dict[str, Any]:
     r"""Independent (one :class:`KGETrainer` per client) or Centralized (one on
@@ -95,7 +96,9 @@ def run_baseline(
     candidate set (FedLU's: head and tail among the client's entities;
     FedE's: tails among the client's training entities). Every client
     checkpoints under ``out``; a rerun resumes. Writes ``results`` (default
-    ``out/results.json``). ``log``: print each validation as a JSON line.
+    ``out/results.json``). ``log``: print each validation as a JSON line. ``data_name``: the
+    data as recorded in the results (default: ``str(data)``; give the name or
+    folder when ``data`` is an already loaded federation).
     """
     protocol = resolve_protocol(protocol)
     if setting not in ("independent", "centralized"):
@@ -167,7 +170,7 @@ def run_baseline(
     t0 = trained[0]
     settings = {
         "setting": setting,
-        "data": str(data),
+        "data": str(data) if data_name is None else data_name,
         "model": model,
         "hidden_channels": hidden_channels,
         "gamma": gamma,
