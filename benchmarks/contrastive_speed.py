@@ -32,7 +32,7 @@ def gap_two_cosines(table: Tensor, pos: Tensor, neg: Tensor) -> Tensor:
 def two_cosines(
     table: Tensor, pos: Tensor, neg: Tensor, mu: float, tau: float
 ) -> Tensor:
-    r"""The term as two cosine passes (fedgraph before session 12, FedLU's code)."""
+    r"""The term as two cosine passes (fedgraph's earlier form, FedLU's code)."""
     return mu * F.softplus(gap_two_cosines(table, pos, neg) / tau)
 
 

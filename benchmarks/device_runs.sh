@@ -1,6 +1,6 @@
 #!/bin/sh
-# Long `fedgraph train` runs on a lent GPU machine (the `device` tool of these
-# sessions). That machine sends back only small files (no checkpoints: a FedLU
+# Long `fedgraph train` runs on a remote GPU machine reached through a
+# command-runner that returns only the files under $OUT. It sends back only small files (no checkpoints: a FedLU
 # partition's is ~140 MB) and one call lasts at most 10 minutes, so runs start
 # in the background (setsid: they outlive the call that started them, as long
 # as the machine is held) and each `poll` call sleeps, then copies every run's
@@ -12,8 +12,8 @@
 # On the device machine (carry .devdata; every call within 30 s of the last):
 #   sh benchmarks/device_runs.sh start r3-fedec R3 fedec --per-positive-negatives --threads 4
 #   sh benchmarks/device_runs.sh poll 560
-# (session 9 ran FedProx and FedEC on R3 and C3 this way, four runs at once on
-#  one H100: 11-13 s per round each; docs/results.md.)
+# (FedProx and FedEC on R3 and C3 ran this way, four runs at once on one H100:
+#  11-13 s per round each; docs/benchmarks.md.)
 set -eu
 ROOT=${DEVICE_RUNS:-/tmp/fedgraph-runs}
 mkdir -p "$ROOT/data"

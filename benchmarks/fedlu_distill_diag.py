@@ -1,6 +1,6 @@
 r"""Does FedLU's mutual distillation itself, or our shared negatives, hold
-the FedLU models down? (session 8: on FB15k-237 C3 switching global→local
-distillation on dropped both models to ≈ 28 validation MRR.)
+the FedLU models down? (On FB15k-237 C3 switching global→local
+distillation on drops both models to ≈ 28 validation MRR.)
 
 Runs FedLU learning in-process on a federated dataset with distillation from
 round 1 (``distill_schedule="always"``) at the given ``--mu`` and negative

@@ -1,5 +1,5 @@
-r"""How far FedProx lets a client's entity table move in a round (session 9:
-FedProx with FedLU's sum over the table trains far slower than FedE).
+r"""How far FedProx lets a client's entity table move in a round
+(FedProx with FedLU's sum over the table trains far slower than FedE).
 
 Takes one client of a federated dataset, FedLU's settings (``fedgraph train``
 defaults), and trains its first round step by step from the received table

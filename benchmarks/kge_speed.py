@@ -1,4 +1,4 @@
-r"""Speed of the KGE core on each client of a federated KG (issue 4).
+r"""Speed of the KGE core on each client of a federated KG.
 
 Prints JSON::
 

@@ -20,8 +20,14 @@ KGE_MODELS = ("transe", "distmult", "complex", "rotate")
 KGE_LOSSES = ("nssa", "sigmoid-ns", "margin-ranking")
 #: :data:`fedgraph.runtime.loop.SELECTIONS`
 SELECTIONS = ("weighted", "per-client")
+#: :data:`fedgraph.eval.protocol.protocols`, sorted
+EVAL_PROTOCOLS = ("fede", "fedlu")
 #: the partitioners' short names (:func:`fedgraph.cli.partition._strategies`)
 PARTITIONERS = ("relation", "spectral", "rdf-type")
+#: :data:`fedgraph.privacy.attacks.ATTACKS` (``fedgraph audit --attack``)
+ATTACKS = ("triple-inference", "membership")
+#: :data:`fedgraph.privacy.record.KEEP` (``fedgraph train --record-uploads``)
+RECORD_KEEP = ("last", "all")
 
 
 def normalized(text: str) -> str:
@@ -36,5 +42,8 @@ __all__ = [
     "KGE_LOSSES",
     "SELECTIONS",
     "PARTITIONERS",
+    "EVAL_PROTOCOLS",
+    "ATTACKS",
+    "RECORD_KEEP",
     "normalized",
 ]

@@ -170,7 +170,11 @@ def run(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "threads": torch.get_num_threads(),
         "seconds": seconds,
-        "protocol": "filtered, head+tail, client's own entities, client's own "
+        # the federated run's protocol (a run recording no protocol name ran
+        # FedLU's, described here in words)
+        "protocol": meta["protocol"]
+        if "name" in meta.get("protocol", {})
+        else "filtered, head+tail, client's own entities, client's own "
         "train+valid+test as filter, realistic rank",
     }
     write_results(

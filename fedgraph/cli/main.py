@@ -31,6 +31,8 @@ COMMANDS: list[str] = [
     "unlearn",
     "fuse",
     "algorithms",
+    "audit",
+    "report",
 ]
 
 

@@ -17,12 +17,16 @@ from typing import Any
 
 from fedgraph.cli.choices import (
     BASELINES,
+    EVAL_PROTOCOLS,
     KGE_LOSSES,
     KGE_MODELS,
     SELECTIONS,
     normalized,
 )
 from fedgraph.cli.options import count, fraction, non_negative, positive, real
+
+#: ``--corrupt`` choice -> corruption modes of training
+CORRUPTIONS = {"both": ("head-batch", "tail-batch"), "tail": ("tail-batch",)}
 
 #: Defaults that differ by family: KGE (FedLU's settings), R-GCN (FedAlign's).
 FAMILY_DEFAULTS = {
@@ -188,8 +192,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--evaluate-with",
         choices=("local", "global"),
-        default="local",
-        help="score clients' own tables (FedLU) or the global rows (FedE)",
+        default=None,
+        help="score clients' own tables (FedLU) or the global rows (FedE) "
+        "(default: the --protocol's choice)",
+    )
+    p.add_argument(
+        "--protocol",
+        default="fedlu",
+        help="evaluation protocol, one of "
+        f"{list(EVAL_PROTOCOLS)} (fedgraph.eval.protocol): fedlu = head and tail "
+        "among the client's entities, each client's own table; fede = tails among "
+        "the client's training entities, the server's rows (default: fedlu)",
+    )
+    p.add_argument(
+        "--corrupt",
+        choices=CORRUPTIONS,
+        default="both",
+        help="corrupted side of training negatives: both (one step per side and "
+        "batch) or tail (FedE's code) (default: both)",
+    )
+    p.add_argument(
+        "--no-subsampling",
+        action="store_true",
+        help="no RotatE frequency weights on the loss (FedE's code has none)",
     )
     p.add_argument(
         "--loss",
@@ -241,6 +266,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="return after this many rounds of this call (resume later)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    from fedgraph.cli.privacy_options import add_privacy_arguments
+
+    add_privacy_arguments(p)  # --record-uploads, --dp-*, --secagg, --private-alignment
     p.set_defaults(func=run)
 
 
@@ -266,6 +294,24 @@ def _load_federation(data: str, root: Path | None = None) -> Any:
     from fedgraph.runtime.trained import load_kge_federation
 
     return load_kge_federation(data, root)
+
+
+def configure_clients(
+    clients: dict[int, Any],
+    protocol: Any,
+    modes: tuple[str, ...] = CORRUPTIONS["both"],
+    *,
+    subsampling: bool = True,
+) -> None:
+    r"""Sets every client's evaluation ``protocol``
+    (:class:`~fedgraph.eval.protocol.EvalProtocol` or its name), training
+    corruption ``modes`` and, with ``subsampling=False``, drops its frequency
+    weights."""
+    for client in clients.values():
+        client.use_protocol(protocol)
+        client.modes = tuple(modes)
+        if not subsampling:
+            client.weights = None
 
 
 def __getattr__(name: str) -> Any:
@@ -337,7 +383,20 @@ def _resume_record(args: argparse.Namespace, algorithm: str) -> dict[str, Any]:
         "eval_every": args.eval_every,
         "patience": args.patience,
         "selection": args.selection,
+        # the evaluation protocol and the training corruption change the result
+        "eval_protocol": normalized(args.protocol),
+        "corrupt": args.corrupt,
+        "subsampling": not args.no_subsampling,
+        # a private run resumes only as the same private run
+        "privacy": _privacy(args).to_dict() if _privacy(args).active else None,
     }
+
+
+def _privacy(args: argparse.Namespace) -> Any:
+    r"""The :class:`~fedgraph.privacy.setup.PrivacySettings` of the command line."""
+    from fedgraph.privacy.setup import settings_from_args
+
+    return settings_from_args(args)
 
 
 def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
@@ -354,6 +413,15 @@ def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
             + (" (R-GCN: --model rgcn)" if family == "kge" else "")
         )
     resolve_device(args.device, "`--device`")
+    from fedgraph.eval.protocol import resolve_protocol
+
+    try:
+        protocol = resolve_protocol(args.protocol)
+    except ValueError as exc:
+        raise ValueError(f"`--protocol`: {exc}") from None
+    args.protocol = protocol.name
+    if args.evaluate_with is None:
+        args.evaluate_with = protocol.model_scored
     if args.selection != "weighted" and algorithm in BASELINES:
         raise ValueError(
             f"`--selection {args.selection}` applies to federated algorithms; "
@@ -373,6 +441,10 @@ def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
             registry.get(algorithm, family).parse(extra)
     except ValueError as exc:
         raise ValueError(f"`--set`: {exc}") from None
+    if _privacy(args).active and algorithm in BASELINES:
+        raise ValueError(
+            f"the privacy options apply to federated algorithms, not {algorithm}"
+        )
     out: Path = args.out
     if out.exists() and not out.is_dir():
         raise ValueError(f"`--out` {out} is a file, not a folder")
@@ -451,6 +523,10 @@ def _run_baseline(
         gamma=args.gamma,
         out=args.out,
         command=args.command_line,
+        protocol=args.protocol,
+        loss=args.loss,
+        modes=CORRUPTIONS[args.corrupt],
+        subsampling=not args.no_subsampling,
         lr=args.lr,
         batch_size=args.batch_size,
         num_negatives=args.num_negatives,
@@ -459,6 +535,8 @@ def _run_baseline(
         max_epochs=args.rounds,
         seed=args.seed,
         progress=not args.quiet,
+        log=not args.quiet,
+        data_name=str(args.data),
         shared_negatives=not args.per_positive_negatives,
         device=args.device,
     )
@@ -477,6 +555,8 @@ def _run_meta(
     num_clients: int,
 ) -> dict[str, Any]:
     r"""The run's recorded settings (``progress.json``, ``results.json``)."""
+    from fedgraph.eval.protocol import resolve_protocol
+
     return {
         "algorithm": algorithm,
         "data": str(args.data),
@@ -493,13 +573,12 @@ def _run_meta(
         "patience": args.patience,
         "selection": args.selection,
         "protocol": {
-            "candidates": "client's own entities",
-            "filter": "client's own train+valid+test",
-            "directions": ["head", "tail"],
-            "ties": "realistic rank",
-            "model_scored": f"{args.evaluate_with} entity table",
-            "weighting": "pooled queries (= test-triple weighted)",
+            **resolve_protocol(args.protocol).to_dict(),
+            "model_scored": args.evaluate_with,
         },
+        "eval_protocol": args.protocol,
+        "corrupt": args.corrupt,
+        "subsampling": not args.no_subsampling,
     }
 
 
@@ -552,10 +631,30 @@ def _run_federated(
     from fedgraph.runtime import run_simulation
 
     settings = kge_settings(args)
+    from fedgraph.privacy import setup as privacy_setup
+
     strategy, clients = build_kge_federation(algorithm, fed, settings)
+    configure_clients(
+        clients,
+        args.protocol,
+        CORRUPTIONS[args.corrupt],
+        subsampling=not args.no_subsampling,
+    )
     setup_seconds = time.perf_counter() - t0
+    privacy = _privacy(args)
+    strategy, clients = privacy_setup.apply_privacy(  # privacy wrappers (if any)
+        strategy,
+        clients,
+        privacy,
+        rounds=args.rounds,
+        run_dir=args.out,
+        entity_names=fed.entity_names,
+        seed=args.seed,
+    )
     args.out.mkdir(parents=True, exist_ok=True)  # only once the run can start
     meta = _run_meta(args, algorithm, settings, strategy, fed.num_clients)
+    if privacy.active:
+        meta["privacy"] = privacy.to_dict()
     meta["threads"] = torch.get_num_threads()
     meta["setup_seconds"] = setup_seconds
     t1 = time.perf_counter()
@@ -579,6 +678,10 @@ def _run_federated(
         print(f"stopped after round {res.rounds}; continue with --resume", flush=True)
         return 0
     path = res.write_results(args.out / "results.json", settings=meta)
+    if privacy.active:  # each client's (epsilon, delta) under DP
+        privacy_setup.add_privacy_report(
+            path, privacy_setup.privacy_report(clients, privacy)
+        )
     w = res.test
     print(
         f"{algorithm} on {args.data}: test mrr {w['mrr']:.4f} hits@1 {w['hits@1']:.4f} "

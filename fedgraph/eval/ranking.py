@@ -135,6 +135,7 @@ def rank_triples(
     directions: Sequence[str] = DIRECTIONS,
     batch_size: int = 512,
     state: LinkPredState | None = None,
+    exclude: Tensor | None = None,
 ) -> LinkPredState:
     r"""Filtered ranks of the true head and/or tail of ``triples``.
 
@@ -148,6 +149,10 @@ def rank_triples(
         directions (Sequence[str], optional): ``"head"`` and/or ``"tail"``.
         batch_size (int, optional): queries scored per chunk. (default: 512)
         state (LinkPredState, optional): a state to add to.
+        exclude (Tensor, optional): ``[E]`` entity ids masked like filtered
+            answers (never ranked above the target, unless they are the
+            target): FedE's code masks the entities outside a client's
+            training triples this way. (default: :obj:`None`)
 
     Returns:
         LinkPredState: the updated (or a new) state.
@@ -168,6 +173,12 @@ def rank_triples(
         candidates = torch.unique(candidates.long().to(device))
         col_of = torch.full((n_ent,), -1, dtype=torch.long, device=device)
         col_of[candidates] = torch.arange(candidates.numel(), device=device)
+    ex_col = None
+    if exclude is not None:
+        ex_col = exclude.long().to(device)
+        if col_of is not None:
+            ex_col = col_of[ex_col]
+            ex_col = ex_col[ex_col >= 0]
     was_training = model.training
     model.eval()
     for direction in directions:
@@ -199,6 +210,9 @@ def rank_triples(
                 f_col = f_ent if col_of is None else col_of[f_ent]
                 keep = f_col >= 0
                 scores[f_row[keep], f_col[keep]] = float("-inf")
+            if ex_col is not None:
+                scores[:, ex_col] = float("-inf")
+            if filter is not None or ex_col is not None:
                 scores[rows, col] = own
             state.update(realistic_ranks(scores, col), direction)
             advance(batch.size(0))  # the open progress bar, if any

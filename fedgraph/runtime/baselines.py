@@ -26,6 +26,7 @@ import torch
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.metrics import LinkPredState
+from fedgraph.eval.protocol import EvalProtocol, protocols, resolve_protocol
 from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.models.kge import resolve_model
 from fedgraph.registry import resolve_device
@@ -66,6 +67,13 @@ def _centralized_graph(fkg: Any) -> KnowledgeGraph:
     return KnowledgeGraph(trip, fkg.num_entities, fkg.num_relations, name="union")
 
 
+def _client_excluded(shard: Any, protocol: EvalProtocol) -> torch.Tensor | None:
+    r"""Global ids of ``shard``'s entities outside its candidate set under
+    ``protocol`` (:obj:`None`: none)."""
+    local = protocol.excluded_ids(shard.graph)
+    return None if local is None else shard.entity_ids[local]
+
+
 def run_baseline(
     data: str | os.PathLike[str],
     *,
@@ -76,13 +84,23 @@ def run_baseline(
     out: str | os.PathLike[str] = "runs/baseline",
     results: str | os.PathLike[str] | None = None,
     command: str = "",
+    protocol: str | EvalProtocol = "fedlu",
+    log: bool = True,
+    data_name: str | None = None,
     **trainer_kwargs: Any,
 ) -> dict[str, Any]:
     r"""Independent (one :class:`KGETrainer` per client) or Centralized (one on
-    the union, tested on each client's test set with that client's entities as
-    candidates and its triples as filter). Every client checkpoints under
-    ``out``; a rerun resumes. Writes ``results`` (default ``out/results.json``).
+    the union, tested on each client's test set with that client's
+    candidates and its triples as filter). ``protocol``
+    (:mod:`fedgraph.eval.protocol`) names the ranked directions and the
+    candidate set (FedLU's: head and tail among the client's entities;
+    FedE's: tails among the client's training entities). Every client
+    checkpoints under ``out``; a rerun resumes. Writes ``results`` (default
+    ``out/results.json``). ``log``: print each validation as a JSON line. ``data_name``: the
+    data as recorded in the results (default: ``str(data)``; give the name or
+    folder when ``data`` is an already loaded federation).
     """
+    protocol = resolve_protocol(protocol)
     if setting not in ("independent", "centralized"):
         raise ValueError(
             f"`setting` must be 'independent' or 'centralized' (got {setting!r})"
@@ -106,8 +124,10 @@ def run_baseline(
         tr = KGETrainer(
             m,
             graph,
+            exclude=protocol.excluded_ids(graph),
+            directions=protocol.directions,
             checkpoint=out / f"trainer{i}.pt",
-            log=f"{setting}{i}",
+            log=f"{setting}{i}" if log else None,
             **trainer_kwargs,
         )
         info = tr.fit()
@@ -138,6 +158,7 @@ def run_baseline(
                     filter=flt,
                     candidates=shard.entity_ids,
                     directions=tr.directions,
+                    exclude=_client_excluded(shard, protocol),
                 )
             )
     from fedgraph.eval.results import summarize, write_results
@@ -149,7 +170,7 @@ def run_baseline(
     t0 = trained[0]
     settings = {
         "setting": setting,
-        "data": str(data),
+        "data": str(data) if data_name is None else data_name,
         "model": model,
         "hidden_channels": hidden_channels,
         "gamma": gamma,
@@ -161,9 +182,12 @@ def run_baseline(
         "eval_every": t0.eval_every,
         "patience": t0.patience,
         "max_epochs": t0.max_epochs,
-        "candidates": "client-local entities",
+        "candidates": "client-local "
+        + ("entities" if protocol.candidates == "entities" else "training entities"),
         "filter": "client-local " + "+".join(t0.filter_splits),
         "directions": list(t0.directions),
+        "modes": list(t0.modes),
+        "protocol": {**protocol.to_dict(), "model_scored": f"the {setting} model"},
         "seed": t0.seed,
         "device": str(t0.device),
         "command": command,
@@ -212,6 +236,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--eval-every", type=int, default=5)
     p.add_argument("--patience", type=int, default=3)
     p.add_argument("--max-epochs", type=int, default=400)
+    p.add_argument(
+        "--protocol",
+        choices=sorted(protocols),
+        default="fedlu",
+        help="evaluation protocol (fedgraph.eval.protocol; default: fedlu)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=0)
     p.add_argument(
@@ -235,6 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         gamma=a.gamma,
         out=a.out,
         results=a.results,
+        protocol=a.protocol,
         # as typed, re-runnable from a shell (paths with spaces quoted)
         command="python -m fedgraph.runtime.baselines "
         + shlex.join(sys.argv[1:] if argv is None else argv),

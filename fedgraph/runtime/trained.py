@@ -53,6 +53,7 @@ def load_trained_run(
     trained on."""
     from fedgraph.data.checkpoint import CheckpointError, load_checkpoint
     from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
+    from fedgraph.models.kge import MODES
 
     meta_file = run_dir / "progress.json"
     if not meta_file.is_file():
@@ -85,6 +86,14 @@ def load_trained_run(
     )
     fed = load_kge_federation(meta["data"] if data is None else data)
     strategy, clients = build_kge_federation(algorithm, fed, settings)
+    recorded = meta.get("protocol", {})
+    if "name" in recorded:  # a run recording no protocol name ran FedLU's
+        corrupt = meta.get("corrupt", "both")
+        for client in clients.values():
+            client.use_protocol(recorded["name"])
+            client.modes = ("tail-batch",) if corrupt == "tail" else MODES
+            if not meta.get("subsampling", True):
+                client.weights = None
     try:
         strategy.load_state_dict(state["strategy"])
         for c, cl in clients.items():

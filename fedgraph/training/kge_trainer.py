@@ -139,7 +139,13 @@ class KGETrainer:
             (default: all entities of ``graph``).
         filter_splits (Sequence[str], optional): splits of ``graph`` whose
             triples are filtered. (default: train, valid, test)
+        exclude (Tensor, optional): ``[E]`` entity ids masked like filtered
+            answers unless one is the target (FedE's protocol: the entities
+            outside the training triples). (default: :obj:`None`)
         directions (Sequence[str], optional): (default: head and tail)
+        modes (Sequence[str], optional): corruption modes of training, one
+            optimiser step each per batch (FedE's code: tail-batch only).
+            (default: head-batch and tail-batch)
         seed (int, optional): (default: 0)
         checkpoint (str or Path, optional): checkpoint file.
         progress (bool, optional): tqdm bar over epochs. (default: :obj:`False`)
@@ -169,7 +175,9 @@ class KGETrainer:
         max_epochs: int = 400,
         candidates: Tensor | None = None,
         filter_splits: Sequence[str] = ("train", "valid", "test"),
+        exclude: Tensor | None = None,
         directions: Sequence[str] = DIRECTIONS,
+        modes: Sequence[str] = MODES,
         seed: int = 0,
         checkpoint: str | os.PathLike[str] | None = None,
         progress: bool = False,
@@ -189,6 +197,8 @@ class KGETrainer:
         self.patience, self.max_epochs = int(patience), int(max_epochs)
         self.candidates, self.directions = candidates, tuple(directions)
         self.filter_splits = tuple(filter_splits)
+        self.modes = tuple(modes)
+        self.exclude = exclude
         self.seed, self.progress, self.log = int(seed), bool(progress), log
         self.shuffle = bool(shuffle)
         self.checkpoint = Path(checkpoint) if checkpoint is not None else None
@@ -217,6 +227,7 @@ class KGETrainer:
             filter=self.filter,
             candidates=self.candidates,
             directions=self.directions,
+            exclude=self.exclude,
         )
 
     def state_dict(self) -> dict[str, Any]:
@@ -270,6 +281,7 @@ class KGETrainer:
                 optimizer=self.optimizer,
                 sampler=self.sampler,
                 generator=self.generator,
+                modes=self.modes,
                 weights=self.weights,
                 shuffle=self.shuffle,
             )

@@ -78,3 +78,28 @@ def test_fuse_errors_name_the_missing_or_mismatched_file(runs, tmp_path, capsys)
     # a folder that is not a run
     assert main(["fuse", str(tmp_path), "--single", str(root / "single")]) == 2
     assert "progress.json not found" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_fuse_keeps_the_runs_fede_protocol(tmp_path):
+    data = tmp_path / "toy"
+    write_toy_folders(data)
+    fede = ["--protocol", "fede", "--corrupt", "tail", "--loss", "nssa"]
+    runs = {}
+    for name, algorithm in (("fede", "fede"), ("single", "independent")):
+        args = ["train", "--data", str(data), "--algorithm", algorithm]
+        args += ["--out", str(tmp_path / name), "--rounds", "3", "--eval-every", "1"]
+        args += [*COMMON, *fede] + (["--local-epochs", "1"] if name == "fede" else [])
+        assert main(args) == 0
+        runs[name] = json.loads((tmp_path / name / "results.json").read_text())
+    assert (
+        main(["fuse", str(tmp_path / "fede"), "--single", str(tmp_path / "single")])
+        == 0
+    )
+    doc = json.loads((tmp_path / "fede" / "fusion" / "results.json").read_text())
+    # ranked as the runs were: tails only, the server's rows for FedE
+    for key in ("mrr", "hits@10", "n_queries"):
+        assert doc["weighted_single"][key] == runs["single"]["weighted"][key]
+        assert doc["weighted_federated"][key] == runs["fede"]["weighted"][key]
+    assert "head_mrr" not in doc["weighted"]
+    assert doc["settings"]["protocol"]["name"] == "fede"

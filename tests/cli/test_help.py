@@ -44,6 +44,7 @@ def test_model_and_loss_show_their_choices(capsys):
 
 def test_cli_choices_are_the_registries():
     from fedgraph.cli.partition import _strategies
+    from fedgraph.eval.protocol import protocols
     from fedgraph.federated.kge.setup import kge_algorithms
     from fedgraph.models.kge import models
     from fedgraph.models.losses import losses, resolve_loss
@@ -55,6 +56,7 @@ def test_cli_choices_are_the_registries():
     assert [type(resolve_loss(n)) for n in choices.KGE_LOSSES] == losses
     assert choices.SELECTIONS == SELECTIONS
     assert choices.PARTITIONERS == tuple(_strategies())
+    assert choices.EVAL_PROTOCOLS == tuple(sorted(protocols))
 
 
 def test_model_names_ignore_case_and_dashes():

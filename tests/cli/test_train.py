@@ -107,7 +107,7 @@ def test_train_cli_rejects_unknown_algorithm(tmp_path, capsys):
     assert "Could not resolve 'fedx'" in capsys.readouterr().err
 
 
-def test_train_cli_runs_the_independent_baseline(tmp_path):
+def test_train_cli_runs_the_independent_baseline(tmp_path, capsys):
     data = tmp_path / "fed"
     _write_federation(data)
     out = tmp_path / "ind"
@@ -140,6 +140,10 @@ def test_train_cli_runs_the_independent_baseline(tmp_path):
     )
     doc = json.loads((out / "results.json").read_text())
     assert doc["comm"]["params_up"] == 0 and len(doc["clients"]) == 2
+    assert doc["settings"]["data"] == str(data)  # the folder, not a repr
+    # --quiet: the closing line only, no per-validation JSON lines
+    printed = capsys.readouterr().out.strip().splitlines()
+    assert len(printed) == 1 and printed[0].startswith("independent on ")
 
 
 @pytest.mark.parametrize(
@@ -238,3 +242,59 @@ def test_train_cli_selection_errors_before_writing(tmp_path, capsys, extra, mess
     assert main(argv + extra + ["--out", str(out)]) == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("algorithm", ["fede", "independent", "centralized"])
+def test_train_cli_fede_protocol_is_applied_and_recorded(tmp_path, algorithm):
+    data = tmp_path / "fed"
+    _write_federation(data)
+    out = tmp_path / "run"
+    argv = ["train", "--data", str(data), "--algorithm", algorithm]
+    argv += ["--out", str(out), "--rounds", "2", "--local-epochs", "1"]
+    argv += ["--dim", "8", "--batch-size", "32", "--num-negatives", "4"]
+    argv += ["--eval-every", "1", "--lr", "0.01", "--loss", "nssa", "--quiet"]
+    argv += ["--protocol", "fede", "--corrupt", "tail", "--no-subsampling"]
+    assert main(argv) == 0
+    doc = json.loads((out / "results.json").read_text())
+    protocol = doc["settings"]["protocol"]
+    assert protocol["name"] == "fede" and protocol["directions"] == ["tail"]
+    assert protocol["candidates"] == "train-entities"
+    # tails only: one query per test triple, none of them a head query
+    n_test = sum(c["n_test"] for c in doc["clients"])
+    assert doc["weighted"]["n_queries"] == n_test
+    assert "head_mrr" not in doc["weighted"]
+    assert all(c["n_queries"] == c["n_test"] for c in doc["clients"])
+    if algorithm == "fede":
+        assert protocol["model_scored"] == "global"
+        assert doc["settings"]["evaluate_with"] == "global"
+        assert doc["settings"]["corrupt"] == "tail"
+        assert doc["settings"]["subsampling"] is False
+    else:
+        assert doc["settings"]["modes"] == ["tail-batch"]
+        assert doc["settings"]["loss"].startswith("NSSALoss")
+        assert doc["settings"]["subsampling"] is False
+
+
+def test_train_cli_rejects_an_unknown_protocol_before_writing(tmp_path, capsys):
+    out = tmp_path / "o"
+    argv = ["train", "--data", str(tmp_path), "--algorithm", "fede"]
+    assert main(argv + ["--out", str(out), "--protocol", "fedx"]) == 2
+    assert "`--protocol`: Could not resolve 'fedx'" in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("algorithm", ["fede", "independent"])
+def test_resume_refuses_another_protocol_or_corruption(tmp_path, capsys, algorithm):
+    data = tmp_path / "fed"
+    _write_federation(data)
+    out = tmp_path / "run"
+    argv = ["train", "--data", str(data), "--algorithm", algorithm, "--out", str(out)]
+    argv += ["--rounds", "4", "--local-epochs", "1", "--dim", "8", "--eval-every", "2"]
+    argv += ["--batch-size", "32", "--num-negatives", "4", "--quiet"]
+    fede = ["--protocol", "fede", "--corrupt", "tail"]
+    assert main(argv + fede + ["--stop-after", "1"]) == 0
+    capsys.readouterr()
+    assert main(argv + ["--protocol", "fedlu", "--corrupt", "tail", "--resume"]) == 2
+    assert "eval_protocol" in capsys.readouterr().err
+    assert main(argv + ["--protocol", "fede", "--resume"]) == 2
+    assert "corrupt" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-r"""The FedLU-table tables in docs/results.md are the ones
+r"""The FedLU tables of the results pages (docs/papers) are the ones
 examples/fedlu_results_table.py prints from docs/results/*.json."""
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ def tables(load_script):
     return load_script("examples/fedlu_results_table.py")
 
 
-def test_docs_quote_the_results_files(tables):
-    doc = (ROOT / "docs" / "results.md").read_text()
+def test_results_pages_quote_the_results_files(tables):
     results = ROOT / "docs" / "results"
+    pages = "\n".join(p.read_text() for p in (ROOT / "docs" / "papers").glob("*.md"))
     for table in tables.tables(results):
-        assert table in doc, (
-            "docs/results.md is out of date with docs/results/*.json: paste the "
-            "output of `python examples/fedlu_results_table.py`"
+        assert table.replace("](results/", "](../results/") in pages, (
+            "docs/papers is out of date with docs/results/*.json: run "
+            "`python -m fedgraph.report.papers`"
         )
 
 
@@ -129,7 +129,7 @@ def test_fedlu_start_read_from_params_then_repr(tables):
         ", local tables from the global rows",
         ", local tables' own random start",
     )
-    # session 14 on: the structured parameters decide (over the repr)
+    # recorded parameters decide (over the repr)
     assert (
         tables._start(
             doc(
@@ -148,7 +148,7 @@ def test_fedlu_start_read_from_params_then_repr(tables):
         )
         == glob
     )
-    # session 13: the repr only; before it: neither (own rows)
+    # the repr only; neither: the run's own random rows
     assert tables._start(doc(strategy="FedLU(local_init='global')")) == glob
     assert tables._start(doc(strategy="FedLU(mu_distill=2.0)")) == own
     assert tables._start(doc(strategy="FedE(seed=0)")) == ""

@@ -37,8 +37,10 @@ class KGEClient(Client):
 
     Evaluation is filtered ranking of heads and tails among the client's own
     entities, filtered by the client's own train + valid + test triples
-    (FedLU's protocol), with the client's current table or, if the payload
-    carries ``arrays["entity"]``, with those rows (FedE's protocol).
+    (FedLU's protocol; :meth:`use_protocol` selects another, e.g. FedE's:
+    tails only, among the client's training entities), with the client's
+    current table or, if the payload carries ``arrays["entity"]``, with
+    those rows (the server's aggregated rows, as FedE's code scores).
 
     Args:
         shard (KGShard): the client's data (local ids).
@@ -58,6 +60,10 @@ class KGEClient(Client):
         modes (Sequence[str], optional): corruption modes, one optimiser step
             each per batch. (default: head-batch and tail-batch)
         directions (Sequence[str], optional): ranked directions.
+        exclude (Tensor, optional): ``[E]`` local entity ids outside the
+            candidate set (masked like filtered answers unless one is the
+            target; default: :obj:`None`, every entity of the client is a
+            candidate); see :meth:`use_protocol`.
         eval_batch_size (int, optional): queries per scoring chunk.
         seed (int, optional): seed of the client's generator. (default: :obj:`0`)
         device (torch.device or str, optional): where the model trains and
@@ -83,6 +89,7 @@ class KGEClient(Client):
         reset_optimizer: bool = True,
         modes: Sequence[str] = MODES,
         directions: Sequence[str] = DIRECTIONS,
+        exclude: Tensor | None = None,
         eval_batch_size: int = 512,
         seed: int = 0,
         device: torch.device | str = "cpu",
@@ -103,6 +110,7 @@ class KGEClient(Client):
         self.reset_optimizer = bool(reset_optimizer)
         self.modes = tuple(modes)
         self.directions, self.eval_batch_size = tuple(directions), int(eval_batch_size)
+        self.exclude = exclude
         self.train_triples = shard.graph.triples("train")
         self.weights = subsampling_weights(self.train_triples) if subsampling else None
         self.sampler = NegativeSampler(
@@ -218,6 +226,17 @@ class KGEClient(Client):
         self._write_rows(model.entity_embedding.weight, payload)
         return model
 
+    def use_protocol(self, protocol: Any) -> None:
+        r"""Evaluates under ``protocol`` (an
+        :class:`~fedgraph.eval.protocol.EvalProtocol` or its name): its
+        directions and candidate set (the filter is the client's own
+        train + valid + test in every registered protocol)."""
+        from fedgraph.eval.protocol import resolve_protocol
+
+        protocol = resolve_protocol(protocol)
+        self.directions = tuple(protocol.directions)
+        self.exclude = protocol.excluded_ids(self.shard.graph)
+
     def rank(
         self,
         triples: Tensor,
@@ -226,7 +245,7 @@ class KGEClient(Client):
         filter: TripleFilter | None = None,
     ) -> LinkPredState:
         r"""Filtered ranking of ``triples`` under the client's protocol (its
-        own entities as candidates, its ranked directions, its filter unless
+        candidates, its ranked directions, its filter unless
         ``filter`` is given) with ``model`` (default: the client's model; any
         object with the KGE scoring API, e.g. a
         :class:`~fedgraph.federated.kge.fusion.ScoreFusion`)."""
@@ -236,6 +255,7 @@ class KGEClient(Client):
             filter=self.filter if filter is None else filter,
             directions=self.directions,
             batch_size=self.eval_batch_size,
+            exclude=self.exclude,
         )
 
     def evaluate(self, payload: Payload) -> Payload:

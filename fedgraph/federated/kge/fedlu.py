@@ -32,7 +32,7 @@ LOCAL_INIT = "local-init"
 #: ``"global"``: from the first global rows it receives (FedLU's code:
 #: ``Client.init_model`` gets the server's initial table, so every client's
 #: local table starts in the frame of the global one); ``"own"``: the local
-#: model's own random rows (fedgraph before session 13).
+#: model's own random rows (fedgraph's earlier default).
 LOCAL_INITS = ("global", "own")
 #: config key: which relation table the global model scores with (see
 #: :data:`GLOBAL_RELATIONS`).
@@ -327,8 +327,8 @@ class FedLUClient(KGEClient):
         )
 
     def _global_optimizer(self) -> torch.optim.Optimizer:
-        # fused, as the local one (KGEClient._adam); runs before session 9
-        # used the default kernel here (same update rule, float rounding aside)
+        # fused, as the local one (KGEClient._adam); older runs used the
+        # default kernel here (same update rule, float rounding aside)
         params = list(self.global_model.entity_embedding.parameters())
         if self.own_relations:
             params += list(self.global_model.relation_embedding.parameters())
@@ -452,7 +452,7 @@ class FedLUClient(KGEClient):
                 )
         self.global_optimizer = self._global_optimizer()
         self.global_optimizer.load_state_dict(state["global_optimizer"])
-        # checkpoints before session 13 lack the flag; they were all written
+        # older checkpoints lack the flag; they were all written
         # after a round, when the local table had been started
         self.local_started = bool(state.get("local_started", True))
 

@@ -63,7 +63,7 @@ class RGCNClient(Client):
     ``lipschitz-clip`` caps the 2-norm of the penalty's own gradient, which
     is otherwise unbounded: its second-order terms reach norms of 25-160 on
     the first MUTAG step at :math:`\lambda = 10` and SGD lr 0.1 diverges to
-    NaN within three steps, docs/results.md) and replies with its bases and ``num_examples`` = its number of
+    NaN within three steps, docs/papers/fedalign.md) and replies with its bases and ``num_examples`` = its number of
     nodes (FedAlign weights clients by node count). :meth:`evaluate` first
     loads any bases it receives (the global model synchronised before
     evaluation, as in FedAlign §5.4), then counts correct predictions on

@@ -1,4 +1,4 @@
-r"""benchmarks/queue_status.py summarises a run folder from its progress
+r"""benchmarks/series_status.py summarises a run folder from its progress
 and results files."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 
 
 def test_status_lines(tmp_path, load_script):
-    qs = load_script("benchmarks/queue_status.py")
+    qs = load_script("benchmarks/series_status.py")
     run = tmp_path / "fedlu-c3-fedlu-transe"
     run.mkdir()
     assert qs.status(run) is None  # not started
@@ -32,3 +32,23 @@ def test_status_lines(tmp_path, load_script):
         h["train"] = {"mu_local": 0.0, "mu_global": 2.0 * (h["round"] >= 7)}
     (run / "progress.json").write_text(json.dumps({"settings": {}, "history": hist}))
     assert qs.status(run) == line + ", l2g on since r7"
+
+
+def test_baseline_status_from_trainer_checkpoints(tmp_path, load_script):
+    import torch
+
+    qs = load_script("benchmarks/series_status.py")
+    run = tmp_path / "fb15k237-fed3-rotate-single"
+    run.mkdir()
+    assert qs.status(run) is None
+    hist = [
+        {"epoch": 10, "valid": {"mrr": 0.3851}},
+        {"epoch": 20, "valid": {"mrr": 0.41}},
+    ]
+    state = {"epoch": 20, "train_seconds": 400.0, "history": hist}
+    torch.save({**state, "best_epoch": 20, "best_mrr": 0.41}, run / "trainer0.pt")
+    torch.save({"epoch": 0, "train_seconds": 0.0, "history": []}, run / "trainer1.pt")
+    assert qs.status(run) == (
+        "fb15k237-fed3-rotate-single: trainer0 epoch 20, 20 s/epoch, valid "
+        "e10=38.51 e20=41.00; best e20=41.00; trainer1 epoch 0, 0 s/epoch"
+    )

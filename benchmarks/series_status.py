@@ -1,8 +1,8 @@
-r"""Where the federated runs of ``benchmarks/fedlu_queue.sh`` stand, from
+r"""Where the federated runs of ``benchmarks/run_series.sh`` stand, from
 their ``progress.json`` (written after every round) and ``results.json``.
 
-    python benchmarks/queue_status.py            # runs/fedlu-*
-    python benchmarks/queue_status.py runs/umls-r10-*
+    python benchmarks/series_status.py            # runs/fedlu-*
+    python benchmarks/series_status.py runs/umls-r10-*
 
 One line per run: rounds done, mean training seconds of the last five rounds,
 the last validation MRRs (weighted, %; FedLU's global model after the slash),
@@ -10,6 +10,10 @@ the best validation round, FedLU's distillation switches (the first round
 each direction was on, ``g2l``: global→local, ``l2g``: local→global; gated
 runs start with both off), and whether the run has finished
 (``results.json`` newer than ``progress.json``).
+
+A baseline run (``--algorithm independent`` / ``centralized``: no
+``progress.json``) gets one entry per ``trainerK.pt`` checkpoint: epochs done,
+mean training seconds per epoch, the last validation MRRs and the best epoch.
 """
 
 from __future__ import annotations
@@ -27,8 +31,38 @@ def _mrr(entry: dict[str, Any]) -> str:
     return text + (f"/{100 * v['global_mrr']:.2f}" if "global_mrr" in v else "")
 
 
+def baseline_status(run: Path) -> str | None:
+    r"""One line on a baseline run from its ``trainerK.pt`` checkpoints, or
+    ``None`` if it has none."""
+    import torch
+
+    files = sorted(run.glob("trainer*.pt"), key=lambda p: int(p.stem[7:] or 0))
+    if not files:
+        return None
+    parts = []
+    for path in files:
+        state = torch.load(path, weights_only=False, map_location="cpu")
+        epoch, hist = state["epoch"], state["history"]
+        text = f"{path.stem} epoch {epoch}, {state['train_seconds'] / max(1, epoch):.0f} s/epoch"
+        if hist:
+            curve = " ".join(
+                f"e{h['epoch']}={100 * h['valid']['mrr']:.2f}" for h in hist[-3:]
+            )
+            text += f", valid {curve}; best e{state['best_epoch']}={100 * state['best_mrr']:.2f}"
+        parts.append(text)
+    line = f"{run.name}: " + "; ".join(parts)
+    res = run / "results.json"
+    if res.exists() and res.stat().st_mtime >= max(p.stat().st_mtime for p in files):
+        with open(res) as f:
+            line += f", FINISHED test {100 * json.load(f)['weighted']['mrr']:.2f}"
+    return line
+
+
 def status(run: Path) -> str | None:
-    r"""One line on ``run``, or ``None`` if it has no ``progress.json``."""
+    r"""One line on ``run`` (a baseline: :func:`baseline_status`), or
+    ``None`` if it has no ``progress.json`` nor ``trainerK.pt``."""
+    if any(run.glob("trainer*.pt")):  # a baseline run
+        return baseline_status(run)
     progress = run / "progress.json"
     if not progress.exists():
         return None

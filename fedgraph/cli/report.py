@@ -1,0 +1,44 @@
+r"""``fedgraph report RUN_DIR... [--out DIR]``: compare runs.
+
+Prints a Markdown table of every run (best and final validation MRR, test
+metrics, rounds, communication, time); with ``--out`` also writes
+``report.md``, the validation curves, MRR against communication and the
+per-client test MRR as PNG files (:func:`fedgraph.report.write_report`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report",
+        help="compare runs: a table of metrics, curves and communication",
+        description=(
+            "Compares `fedgraph train` runs (output folders, or results JSON "
+            "files): prints a Markdown table of best/final validation MRR, test "
+            "metrics, rounds and communication; --out DIR also writes report.md "
+            "and PNG plots (validation curves, MRR against communication, "
+            "per-client test MRR)."
+        ),
+    )
+    p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="run folders")
+    p.add_argument(
+        "--out", type=Path, default=None, help="folder for report.md and plots"
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from fedgraph.report import load_run, runs_table, write_report
+
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"`--out` {args.out} exists and is not a folder")
+    runs = [load_run(path) for path in args.runs]  # every run read before writing
+    print(runs_table(runs))
+    if args.out is not None:
+        files = write_report(runs, args.out)
+        print("wrote " + ", ".join(str(f) for f in files))
+    return 0

@@ -1,0 +1,179 @@
+r"""Private entity alignment by keyed hashing.
+
+The clients share a federation secret :math:`k` that the server does not
+hold. Each client names its entities to the server by
+:math:`\tau(e) = \mathrm{HMAC\text{-}SHA256}_k(\mathrm{name}(e))` truncated
+to 63 bits (an ``int64`` token; a collision among :math:`10^6` entities has
+probability below :math:`10^{-7}`). The server aligns clients on equal
+tokens, keeps its table indexed by its own row numbers (the rank of each
+token in the union of tokens it received) and speaks tokens only: it never
+receives an entity name, nor a global id, and cannot compute
+:math:`\tau` for a candidate name without :math:`k` (HMAC is a PRF).
+
+What the server still learns: how many entities each client holds, which
+tokens clients share (the overlap structure) and the rows themselves. A
+client colluding with the server reveals :math:`k`, and with it the map.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from fedgraph.federated.kge.fede import ENTITY
+from fedgraph.federated.payload import Payload, PayloadError
+from fedgraph.privacy.wrap import ClientWrapper, StrategyWrapper
+
+
+def entity_tokens(names: Sequence[str], secret: bytes) -> Tensor:
+    r"""The ``int64`` tokens :math:`\tau` of ``names`` under ``secret``."""
+    if not secret:
+        raise ValueError("the alignment secret must not be empty")
+    out = [
+        int.from_bytes(
+            hmac.new(secret, n.encode("utf-8"), hashlib.sha256).digest()[:8], "big"
+        )
+        >> 1
+        for n in names
+    ]
+    return torch.tensor(out, dtype=torch.long)
+
+
+def entity_name(global_id: int, names: Sequence[str] | None) -> str:
+    r"""The name a client hashes for ``global_id`` (the dataset's entity name,
+    or the id's decimal form when the dataset has none)."""
+    return names[global_id] if names is not None else str(int(global_id))
+
+
+def _lookup(sorted_keys: Tensor, keys: Tensor, what: str) -> Tensor:
+    pos = torch.searchsorted(sorted_keys, keys).clamp_max(
+        max(sorted_keys.numel() - 1, 0)
+    )
+    if sorted_keys.numel() == 0 or not torch.equal(sorted_keys[pos], keys):
+        raise PayloadError(f"{what}: unknown entity token")
+    return pos
+
+
+def _remap(payload: Payload, key: str, fn: Any) -> Payload:
+    if key not in payload.row_ids:
+        return payload
+    row_ids = dict(payload.row_ids)
+    row_ids[key] = fn(row_ids[key].long())
+    return Payload(
+        arrays=dict(payload.arrays),
+        row_ids=row_ids,
+        config=dict(payload.config),
+        metrics=dict(payload.metrics),
+        num_examples=payload.num_examples,
+    )
+
+
+class KeyedHashClient(ClientWrapper):
+    r"""Speaks entity tokens to the server instead of global ids.
+
+    Args:
+        inner (KGEClient): the client (``inner.shard.entity_ids``: its
+            entities' ids in the federation's shared vocabulary).
+        secret (bytes): the federation secret.
+        names (Sequence[str], optional): entity names by global id.
+    """
+
+    def __init__(
+        self, inner: Any, secret: bytes, names: Sequence[str] | None = None
+    ) -> None:
+        super().__init__(inner)
+        ids = inner.shard.entity_ids.long()
+        tokens = entity_tokens([entity_name(int(i), names) for i in ids], secret)
+        order = torch.argsort(tokens)
+        self._sorted_tokens = tokens[order]
+        if torch.unique(self._sorted_tokens).numel() != tokens.numel():
+            raise ValueError(
+                f"Client {inner.client_id}: two entity names share a token"
+            )
+        self._ids_by_token = ids[order]
+        self._token_of = dict(zip(ids.tolist(), tokens.tolist(), strict=True))
+
+    def _to_ids(self, tokens: Tensor) -> Tensor:
+        return self._ids_by_token[_lookup(self._sorted_tokens, tokens, "client")]
+
+    def _to_tokens(self, ids: Tensor) -> Tensor:
+        return torch.tensor(
+            [self._token_of[int(i)] for i in ids.tolist()], dtype=torch.long
+        )
+
+    def register(self) -> Payload:
+        return _remap(self.inner.register(), ENTITY, self._to_tokens)
+
+    def fit(self, payload: Payload) -> Payload:
+        reply = self.inner.fit(_remap(payload, ENTITY, self._to_ids))
+        return _remap(reply, ENTITY, self._to_tokens)
+
+    def evaluate(self, payload: Payload) -> Payload:
+        return self.inner.evaluate(_remap(payload, ENTITY, self._to_ids))
+
+
+class KeyedHashStrategy(StrategyWrapper):
+    r"""The server side of keyed-hash alignment: rows of the wrapped
+    strategy's table are the ranks of the tokens in their union."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.tokens = torch.empty(0, dtype=torch.long)
+
+    def register(self, registrations: Mapping[int, Payload]) -> None:
+        got = [
+            p.row_ids[ENTITY].long()
+            for p in registrations.values()
+            if ENTITY in p.row_ids
+        ]
+        self.tokens = torch.unique(torch.cat(got)) if got else self.tokens
+        limit = getattr(self.inner, "num_entities", None)
+        if limit is not None and self.tokens.numel() > int(limit):
+            raise PayloadError(
+                f"{self.tokens.numel()} distinct entity tokens for a table of {limit}"
+            )
+        super().register(
+            {c: _remap(p, ENTITY, self._to_rows) for c, p in registrations.items()}
+        )
+
+    def _to_rows(self, tokens: Tensor) -> Tensor:
+        return _lookup(self.tokens, tokens, "server")
+
+    def _to_tokens(self, rows: Tensor) -> Tensor:
+        return self.tokens[rows]
+
+    def configure_train(
+        self, server_round: int, client_ids: Sequence[int]
+    ) -> dict[int, Payload]:
+        out = super().configure_train(server_round, client_ids)
+        return {c: _remap(p, ENTITY, self._to_tokens) for c, p in out.items()}
+
+    def aggregate_train(
+        self, server_round: int, replies: Mapping[int, Payload]
+    ) -> None:
+        super().aggregate_train(
+            server_round,
+            {c: _remap(p, ENTITY, self._to_rows) for c, p in replies.items()},
+        )
+
+    def configure_evaluate(
+        self, server_round: int, client_ids: Sequence[int], split: str = "valid"
+    ) -> dict[int, Payload]:
+        out = super().configure_evaluate(server_round, client_ids, split)
+        return {c: _remap(p, ENTITY, self._to_tokens) for c, p in out.items()}
+
+    def state_dict(self) -> dict[str, Any]:
+        return {**super().state_dict(), "alignment_tokens": self.tokens.clone()}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        super().load_state_dict(state)
+        if "alignment_tokens" in state:
+            self.tokens = state["alignment_tokens"].clone()
+
+
+__all__ = ["KeyedHashClient", "KeyedHashStrategy", "entity_tokens", "entity_name"]

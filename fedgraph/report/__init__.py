@@ -1,0 +1,14 @@
+r"""Tables and plots of results: a user's own runs (:mod:`fedgraph.report.runs`,
+``fedgraph report``), the papers' results pages of the documentation
+(:mod:`fedgraph.report.papers`). The reference pages generated from the code
+are written by :mod:`fedgraph.cli.reference`."""
+
+from fedgraph.report.runs import (
+    RunSummary,
+    clients_table,
+    load_run,
+    runs_table,
+    write_report,
+)
+
+__all__ = ["RunSummary", "load_run", "runs_table", "clients_table", "write_report"]

@@ -1,0 +1,315 @@
+r"""Compare a user's own runs: ``fedgraph report RUN_DIR... [--out DIR]``.
+
+A run is a ``fedgraph train`` output folder (``results.json`` once finished,
+``progress.json`` while it trains) or a results JSON itself (the
+:func:`fedgraph.eval.write_results` format). :func:`load_run` reads one into
+a :class:`RunSummary`; :func:`runs_table` is the Markdown comparison (best
+and final validation MRR, test metrics, rounds, communication, time);
+:func:`write_report` writes that table, the per-client table and the plots.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fedgraph.report._io import atomic_write_text
+
+
+@dataclass
+class RunSummary:
+    r"""What a report shows of one run.
+
+    Args:
+        label (str): the run's name in tables and legends (its folder name).
+        path (Path): the file it was read from.
+        settings (dict): the run's recorded settings.
+        curve (list[tuple[int, float]]): ``(round, weighted validation MRR)``
+            at every evaluation (baselines: epochs, clients' MRRs weighted
+            by their validation queries, a client that stopped early counted
+            at its last value).
+        comm_curve (list[tuple[int, float]]): ``(parameters sent up and down
+            so far, validation MRR)`` at every evaluation (federated runs).
+        global_curve (list[tuple[int, float]]): FedLU's global model's
+            validation MRR per evaluated round (empty for other methods).
+        test (dict): weighted test metrics (empty while the run trains).
+        clients (list[dict]): per-client test metrics.
+        rounds (int): rounds (baselines: the longest client's epochs) run.
+        best_round (int or None): the round the test metrics come from.
+        comm (dict): communication totals.
+        seconds_per_round (float or None): mean wall seconds per round.
+    """
+
+    label: str
+    path: Path
+    settings: dict[str, Any]
+    curve: list[tuple[int, float]]
+    comm_curve: list[tuple[int, float]] = field(default_factory=list)
+    global_curve: list[tuple[int, float]] = field(default_factory=list)
+    test: dict[str, float] = field(default_factory=dict)
+    clients: list[dict[str, Any]] = field(default_factory=list)
+    rounds: int = 0
+    best_round: int | None = None
+    comm: dict[str, int] = field(default_factory=dict)
+    seconds_per_round: float | None = None
+
+    @property
+    def algorithm(self) -> str:
+        s = self.settings
+        return str(s.get("algorithm") or s.get("setting") or "?")
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.test)
+
+
+def _baseline_curve(history: list[list[dict[str, Any]]]) -> list[tuple[int, float]]:
+    per_client = [
+        {e["epoch"]: e["valid"] for e in h if "valid" in e} for h in history if h
+    ]
+    epochs = sorted({ep for c in per_client for ep in c})
+    curve = []
+    for ep in epochs:
+        num = den = 0.0
+        for c in per_client:
+            done = [e for e in c if e <= ep]
+            if not done:
+                continue
+            v = c[max(done)]
+            w = float(v.get("n_queries", 1.0))
+            num += w * v["mrr"]
+            den += w
+        if den:
+            curve.append((int(ep), num / den))
+    return curve
+
+
+def _federated_curves(
+    history: list[dict[str, Any]], comm_per_round: dict[str, dict[str, int]]
+) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    curve = [
+        (int(h["round"]), float(h["valid"]["mrr"])) for h in history if "valid" in h
+    ]
+    comm_curve: list[tuple[int, float]] = []
+    if comm_per_round:
+        per = {
+            int(r): c.get("params_up", 0) + c.get("params_down", 0)
+            for r, c in comm_per_round.items()
+        }
+        for rnd, mrr in curve:
+            comm_curve.append((sum(v for r, v in per.items() if r <= rnd), mrr))
+    return curve, comm_curve
+
+
+def load_run(path: str | os.PathLike[str]) -> RunSummary:
+    r"""Reads a run folder (or a results JSON) into a :class:`RunSummary`.
+
+    Raises:
+        FileNotFoundError: if ``path`` does not exist or holds neither
+            ``results.json`` nor ``progress.json``.
+        ValueError: if the file there is not a fedgraph results or progress
+            file.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist")
+    if path.is_dir():
+        for name in ("results.json", "progress.json"):
+            if (path / name).is_file():
+                file = path / name
+                break
+        else:
+            raise FileNotFoundError(
+                f"{path} holds neither results.json nor progress.json: is it a "
+                "`fedgraph train` output folder?"
+            )
+        label = path.resolve().name
+    else:
+        file, label = path, path.stem
+    try:
+        doc = json.loads(file.read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{file}: not valid JSON ({exc.msg}, line {exc.lineno})"
+        ) from None
+    if not isinstance(doc, dict) or "history" not in doc:
+        raise ValueError(
+            f"{file}: not a fedgraph results or progress file (no 'history')"
+        )
+    history = doc["history"]
+    settings = dict(doc.get("settings") or {})
+    baseline = bool(history) and isinstance(history[0], list)
+    glob: list[tuple[int, float]] = []
+    if baseline:
+        curve, comm_curve = _baseline_curve(history), []
+    else:
+        curve, comm_curve = _federated_curves(history, doc.get("comm_per_round") or {})
+        glob = [
+            (int(h["round"]), float(h["valid"]["global_mrr"]))
+            for h in history
+            if "global_mrr" in h.get("valid", {})
+        ]
+    if "weighted" not in doc:  # progress.json of a run still training
+        last = max((r for r, _ in curve), default=0)
+        rounds = (
+            max((int(h["round"]) for h in history), default=last)
+            if not baseline
+            else last
+        )
+        return RunSummary(label, file, settings, curve, comm_curve, glob, rounds=rounds)
+    return RunSummary(
+        label,
+        file,
+        settings,
+        curve,
+        comm_curve,
+        glob,
+        test=dict(doc["weighted"]),
+        clients=list(doc.get("clients", [])),
+        rounds=int(doc.get("rounds", 0)),
+        best_round=doc.get("best_round"),
+        comm=dict(doc.get("comm") or {}),
+        seconds_per_round=doc.get("seconds_per_round"),
+    )
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.2f}"
+
+
+def _count(n: float | None, unit: str = "") -> str:
+    if not n:
+        return "–"
+    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if n >= div:
+            return f"{n / div:.2f} {suffix}{unit}"
+    return f"{n:.0f} {unit}".rstrip()
+
+
+def runs_table(runs: Sequence[RunSummary]) -> str:
+    r"""Markdown: one row per run. Metrics are percentages (MRR 0.3196 is
+    31.96); "best valid" is the best weighted validation MRR of the curve,
+    "final valid" its last point, "test" the weighted test metrics of the
+    round the run selected."""
+    lines = [
+        "| run | algorithm | data | model | best valid MRR (round) | final valid MRR "
+        "| test MRR | test Hits@1 | test Hits@10 | rounds | params up+down "
+        "| bytes up+down | s / round |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in runs:
+        s = r.settings
+        best = max(r.curve, key=lambda p: p[1]) if r.curve else None
+        best_cell = "–" if best is None else f"{100 * best[1]:.2f} ({best[0]})"
+        final = r.curve[-1][1] if r.curve else None
+        params = r.comm.get("params_up", 0) + r.comm.get("params_down", 0)
+        nbytes = r.comm.get("bytes_up", 0) + r.comm.get("bytes_down", 0)
+        spr = "–" if r.seconds_per_round is None else f"{r.seconds_per_round:.2f}"
+        rounds = str(r.rounds) if r.finished else f"{r.rounds} (training)"
+        lines.append(
+            f"| {r.label} | {r.algorithm} | {s.get('data', '?')} | "
+            f"{s.get('model', '?')} | {best_cell} | {_pct(final)} | "
+            f"{_pct(r.test.get('mrr'))} | {_pct(r.test.get('hits@1'))} | "
+            f"{_pct(r.test.get('hits@10'))} | {rounds} | {_count(params)} | "
+            f"{_count(nbytes, 'B')} | {spr} |"
+        )
+    return "\n".join(lines)
+
+
+def clients_table(runs: Sequence[RunSummary]) -> str:
+    r"""Markdown: test MRR (%) of every client (rows) in every finished run
+    (columns), with each client's number of test triples."""
+    done = [r for r in runs if r.clients]
+    n = max((len(r.clients) for r in done), default=0)
+    lines = [
+        "| client | test triples | " + " | ".join(r.label for r in done) + " |",
+        "|---|---|" + "---|" * len(done),
+    ]
+    for c in range(n):
+        n_test = next(
+            (r.clients[c].get("n_test") for r in done if c < len(r.clients)), ""
+        )
+        cells = [_pct(r.clients[c]["mrr"]) if c < len(r.clients) else "–" for r in done]
+        lines.append(f"| {c} | {n_test} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def write_report(
+    runs: Sequence[RunSummary], out: str | os.PathLike[str], fmt: str = "png"
+) -> list[Path]:
+    r"""Writes into ``out``: ``report.md`` (the two tables and the figures),
+    ``curves.{fmt}`` (validation MRR per round), ``communication.{fmt}``
+    (validation MRR against parameters communicated, when a run communicated)
+    and ``clients.{fmt}`` (per-client test MRR). Returns the files written."""
+    from fedgraph.report.plots import grouped_bars, line_plot
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    md = ["# Runs compared", "", runs_table(runs), ""]
+    curves = {}
+    for r in runs:
+        if r.curve:
+            curves[r.label] = tuple(zip(*r.curve, strict=True))
+        if r.global_curve:  # FedLU: its global model as well
+            curves[f"{r.label} (global)"] = tuple(zip(*r.global_curve, strict=True))
+    if curves:
+        written.append(
+            line_plot(
+                curves,
+                out / f"curves.{fmt}",
+                xlabel="round (baselines: epoch)",
+                ylabel="validation MRR",
+                title="weighted validation MRR",
+            )
+        )
+        md += [f"![validation curves](curves.{fmt})", ""]
+    comm = {
+        r.label: tuple(zip(*r.comm_curve, strict=True)) for r in runs if r.comm_curve
+    }
+    if comm:
+        written.append(
+            line_plot(
+                comm,
+                out / f"communication.{fmt}",
+                xlabel="parameters communicated (up + down, cumulative)",
+                ylabel="validation MRR",
+                title="validation MRR against communication",
+            )
+        )
+        md += [f"![MRR against communication](communication.{fmt})", ""]
+    done = [r for r in runs if r.clients]
+    if done:
+        n = max(len(r.clients) for r in done)
+        bars = {
+            r.label: [100 * c["mrr"] for c in r.clients] + [0.0] * (n - len(r.clients))
+            for r in done
+        }
+        written.append(
+            grouped_bars(
+                [f"client {c}" for c in range(n)],
+                bars,
+                out / f"clients.{fmt}",
+                ylabel="test MRR (%)",
+                title="test MRR per client",
+            )
+        )
+        md += [
+            "## Per client (test MRR, %)",
+            "",
+            clients_table(runs),
+            "",
+            f"![per-client test MRR](clients.{fmt})",
+            "",
+        ]
+    md += ["## Commands", ""]
+    for r in runs:
+        cmd = r.settings.get("command")
+        md += [f"- {r.label}: `{cmd}`" if cmd else f"- {r.label}: (not recorded)"]
+    report = out / "report.md"
+    atomic_write_text(report, "\n".join(md) + "\n")
+    return [report, *written]

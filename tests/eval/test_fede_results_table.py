@@ -1,0 +1,82 @@
+r"""The tables of docs/papers/fede-claims.md are the ones
+examples/fede_results_table.py prints from docs/results/*.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def fede_tables(load_script):
+    return load_script("examples/fede_results_table.py")
+
+
+def test_docs_quote_the_results_files(fede_tables):
+    doc = (ROOT / "docs" / "papers" / "fede-claims.md").read_text()
+    for table in fede_tables.tables(ROOT / "docs" / "results"):
+        assert table in doc, (
+            "docs/papers/fede-claims.md is out of date with docs/results/*.json: paste "
+            "the output of `python examples/fede_results_table.py`"
+        )
+
+
+def _metrics(mrr: float) -> dict[str, float]:
+    return {"mrr": mrr, "hits@1": mrr / 2, "hits@5": mrr, "hits@10": 1.5 * mrr}
+
+
+def _run(mrrs, n_test=(100, 100, 200), **extra) -> dict:
+    clients = [
+        {"client": k, "n_test": n, **_metrics(m)}
+        for k, (m, n) in enumerate(zip(mrrs, n_test, strict=True))
+    ]
+    total = sum(n_test)
+    weighted = {
+        key: sum(c[key] * c["n_test"] for c in clients) / total
+        for key in ("mrr", "hits@1", "hits@5", "hits@10")
+    }
+    return {"weighted": weighted, "clients": clients, "rounds": 20, **extra}
+
+
+def test_tables_from_synthetic_results(fede_tables, tmp_path):
+    single = _run([0.50, 0.40, 0.30])
+    for c in single["clients"]:
+        c.update(best_epoch=100, epochs=250)
+    (tmp_path / "fede-nell995-fed3-rotate-single.json").write_text(json.dumps(single))
+    fede = _run([0.55, 0.38, 0.33], best_round=15)
+    (tmp_path / "fede-nell995-fed3-rotate-fede.json").write_text(json.dumps(fede))
+    fusion = {
+        **_run([0.6, 0.4, 0.35]),
+        "weighted_single": {"mrr": 0.375},
+        "weighted_federated": {"mrr": 0.3975},
+    }
+    (tmp_path / "fede-nell995-fed3-rotate-fusion.json").write_text(json.dumps(fusion))
+    fb, nell, gain, fused = fede_tables.tables(tmp_path)
+    assert fb.count("\n") == 1  # header only: no FB15k-237-Fed3 file
+    rows = nell.splitlines()[2:]
+    assert len(rows) == 8  # (3 clients + weighted) x (Single, FedE)
+    # client 1 of Single: 50.00 ours vs 49.61 published (Table 4), +0.39
+    assert rows[0].startswith("| RotatE | Single | 1 | 50.00 | 49.61 | +0.39 |")
+    assert "epochs 100/100/100 of 250/250/250" in rows[0]
+    # weighted MRR: (50 + 40 + 2 * 30) / 4 = 37.5
+    assert rows[3].startswith("| RotatE | Single | weighted | 37.50 | – | – |")
+    assert "round 15 of 20" in rows[4]
+    g = gain.splitlines()[2:]
+    # 0.55 / 0.50 - 1 = +10.0 %, Table 4: 0.5312 / 0.4961 - 1 = +7.1 %
+    assert g[0] == "| NELL-995-Fed3 | RotatE | 1 | 50.00 | 55.00 | +10.0 | +7.1 | yes |"
+    assert g[1].endswith("| -5.0 | +18.3 | no |")
+    # mean over clients: (10 - 5 + 10) / 3 = +5.0; Table 4's: (7.08 + 18.32 + 26.17) / 3
+    assert g[3] == (
+        "| NELL-995-Fed3 | RotatE | mean | – | – | +5.0 | +17.2 (text: +14.2) "
+        "| not every client |"
+    )
+    f = fused.splitlines()[2]
+    # fused: (60 + 40 + 2 * 35) / 4 = 42.5, +2.75 over the federated 39.75
+    assert f.startswith(
+        "| NELL-995-Fed3 | 37.50 | 39.75 | 42.50 | +2.75 | 42.89 | 44.33 |"
+    )
+    assert "+1.44" in f

@@ -1,0 +1,73 @@
+r"""The results pages (docs/papers) are what ``python -m fedgraph.report.papers``
+generates from docs/results/*.json, and the generator reads the files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fedgraph.report import papers
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_pages_and_figures_agree_with_the_results_files(tmp_path):
+    pytest.importorskip("matplotlib")
+    stale = papers.stale(scratch=tmp_path)
+    assert not stale, (
+        "docs/papers is out of date with docs/results/*.json "
+        f"({'; '.join(stale)}): run `python -m fedgraph.report.papers`"
+    )
+
+
+def test_every_block_and_figure_a_page_names_exists():
+    for page in (ROOT / "docs" / "papers").glob("*.md"):
+        text = page.read_text()
+        for name in papers._BLOCK.findall(text):
+            assert name[1] in papers.BLOCKS
+        for ref in text.split("](img/")[1:]:
+            assert (page.parent / "img" / ref.split(")")[0]).is_file()
+
+
+def test_a_changed_results_file_changes_the_page(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    doc = {
+        "weighted": {"mrr": 0.5, "hits@1": 0.25, "hits@10": 0.75},
+        "clients": [{"client": 0, "n_test": 3, "mrr": 0.5}],
+        "best_round": 5,
+        "rounds": 10,
+        "comm": {"bytes_up": 2**20, "bytes_down": 2**20},
+        "settings": {"command": "fedgraph train --data /x/shared/datasets/umls"},
+    }
+    (results / "umls-r3-fede-transe.json").write_text(json.dumps(doc))
+    page = "a\n<!-- generated: fede-umls -->\nold\n<!-- end generated -->\nb\n"
+    out = papers.render_page(page, results)
+    assert out.startswith("a\n<!-- generated: fede-umls -->\n| method |")
+    assert (
+        "| FedE | 50.00 | 25.00 | 75.00 | 50.00 | round 5 of 10 | 2.0 | "
+        "[`umls-r3-fede-transe.json`](../results/umls-r3-fede-transe.json) |"
+    ) in out
+    assert out.endswith("<!-- end generated -->\nb\n") and "old" not in out
+    cmds = papers.render_page(
+        "<!-- generated: fede-umls-commands -->\n<!-- end generated -->", results
+    )
+    assert "`fedgraph train --data $FEDGRAPH_DATA/umls`" in cmds
+    with pytest.raises(ValueError, match="unknown generated block 'nope'"):
+        papers.render_page("<!-- generated: nope -->\n<!-- end generated -->", results)
+
+
+def test_comm_curve_is_cumulative_through_each_evaluation():
+    doc = {
+        "history": [
+            {"round": 2, "valid": {"mrr": 0.1}},
+            {"round": 4, "valid": {"mrr": 0.2}},
+        ],
+        "comm_per_round": {
+            str(r): {"params_up": r, "params_down": 1} for r in range(5)
+        },
+    }
+    # rounds 0-2: (0+1)+(1+1)+(2+1) = 6; rounds 3-4: +(3+1)+(4+1) = 15
+    assert papers.comm_curve(doc) == ([6, 15], [10.0, 20.0])
