@@ -25,9 +25,27 @@ TOY = [
 ]  # fmt: skip
 
 
+def free_ports(start: int, count: int = 8) -> int:
+    r"""The first loopback port from ``start`` (in steps of ``count``) whose
+    ``count`` ports are all free: the SuperLink takes the first, the
+    SuperNodes the next ones (a port left busy by another run is skipped)."""
+    import socket
+
+    for base in range(start, start + 200 * count, count):
+        try:
+            for port in range(base, base + count):
+                with socket.socket() as sock:
+                    sock.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return base
+    raise RuntimeError(f"no {count} free loopback ports from {start}")
+
+
 def deploy(tmp_path: Path, port: int, *args: str) -> dict:
     from fedgraph.partition import save_partition
 
+    port = free_ports(port)
     data = save_partition(toy_federation(), tmp_path / "toy3")
     out = tmp_path / "deploy.json"
     cmd = [
