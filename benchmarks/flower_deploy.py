@@ -86,6 +86,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--timeout", type=float, default=3600, help="seconds for it all")
     p.add_argument("--work", default=None, help="working folder (default: a temp one)")
     p.add_argument("--no-simulation", action="store_true")
+    p.add_argument(
+        "--timeline",
+        action="store_true",
+        help="SuperNodes log with timestamps (FLWR_LOG_LEVEL=DEBUG); the JSON "
+        "gets `timeline`: where each exchange's seconds go",
+    )
     p.add_argument("--keep", action="store_true", help="keep the working folder")
     args = p.parse_args(argv)
     if (args.kill_client is None) != (args.kill_at_round is None):
@@ -140,6 +146,8 @@ class Deployment:
         # the SuperNodes' flower-superexec looks for new ClientApp tasks every
         # second by default
         self.node_env = {**base, **common, "FLWR_SUPEREXEC_TASK_POLL_INTERVAL": "0.1"}
+        if args.timeline:  # Flower's log lines carry timestamps only at DEBUG
+            self.node_env["FLWR_LOG_LEVEL"] = "DEBUG"
 
     # --------------------------------------------------------------- procs
     def _start(self, name: str, cmd: list[str], cwd: Path, env: dict) -> None:
@@ -357,6 +365,82 @@ def same_results(a: dict, b: dict) -> bool:
     return strip(a) == strip(b)
 
 
+_STAMP = r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})"
+
+
+def _node_exchanges(log: Path) -> list[tuple[str, float, float]]:
+    r"""``(message type, received, reply sent)`` for every message of a
+    SuperNode log written at ``FLWR_LOG_LEVEL=DEBUG`` (epoch seconds)."""
+    import datetime
+    import re
+
+    receiving = re.compile(_STAMP + r".*Receiving: (\S+) message")
+    sent = re.compile(_STAMP + r".*Sent successfully")
+
+    def stamp(text: str) -> float:
+        when = datetime.datetime.strptime(text, "%Y-%m-%d %H:%M:%S,%f")
+        return when.timestamp()
+
+    out: list[tuple[str, float, float]] = []
+    pending: tuple[str, float] | None = None
+    for line in log.read_text(errors="replace").splitlines():
+        if m := receiving.search(line):
+            pending = (m.group(2), stamp(m.group(1)))
+        elif (m := sent.search(line)) and pending is not None:
+            out.append((*pending, stamp(m.group(1))))
+            pending = None
+    return out
+
+
+def timeline(logs: Path, workers: Path, num_nodes: int) -> dict[str, Any] | None:
+    r"""Where each exchange's seconds go, from the SuperNodes' DEBUG logs
+    and the workers' logs: per exchange (all nodes receive the same
+    sequence of messages), ``node`` is the mean time from a node receiving
+    the message to its reply having been sent (ClientApp process start, the
+    app, the reply poll, the push), ``app`` the mean time the worker spent in
+    the fedgraph ``ClientApp`` (``None`` without workers), and ``wait`` the
+    mean time from the previous exchange's last reply leaving its node to a
+    node receiving this message (the server's turnaround plus the
+    SuperNode's pull interval). ``None`` when the nodes saw different
+    sequences (a lost node)."""
+    import re
+
+    nodes = [_node_exchanges(logs / f"node{k}.log") for k in range(num_nodes)]
+    if not nodes or len({len(n) for n in nodes}) != 1 or not nodes[0]:
+        return None
+    handled = re.compile(r"message done: handled in ([0-9.]+) s")
+    apps = [
+        [float(m.group(1)) for m in handled.finditer(p.read_text(errors="replace"))]
+        for p in sorted(workers.glob("*.log"))
+    ] if workers.is_dir() else []  # fmt: skip
+    apps = [a for a in apps if len(a) == len(nodes[0])]
+    rows = []
+    for i in range(len(nodes[0])):
+        kinds = {n[i][0] for n in nodes}
+        row: dict[str, Any] = {"message": "/".join(sorted(kinds))}
+        row["node"] = sum(n[i][2] - n[i][1] for n in nodes) / num_nodes
+        row["app"] = sum(a[i] for a in apps) / len(apps) if apps else None
+        if i > 0:
+            last = max(n[i - 1][2] for n in nodes)
+            waits = [n[i][1] - last for n in nodes]
+            row["wait"] = sum(waits) / num_nodes
+            row["max_wait"] = max(waits)
+        rows.append(row)
+    summary: dict[str, Any] = {}
+    for kind in sorted({r["message"] for r in rows}):
+        mine = [r for r in rows if r["message"] == kind]
+        summary[kind] = {
+            "count": len(mine),
+            **{
+                key: sum(r[key] for r in mine if r.get(key) is not None)
+                / max(1, sum(r.get(key) is not None for r in mine))
+                for key in ("node", "app", "wait", "max_wait")
+                if any(r.get(key) is not None for r in mine)
+            },
+        }
+    return {"exchanges": rows, "summary": summary}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     data = Path(args.data).resolve()
@@ -513,6 +597,8 @@ def main(argv: list[str] | None = None) -> int:
         ),
         "work": str(work),
     }
+    if args.timeline:
+        doc["timeline"] = timeline(dep.logs, work / "workers", num_nodes)
     target = Path(args.json)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")

@@ -5,7 +5,7 @@ Build (warnings are errors, internal links checked)::
     python -m sphinx -W --keep-going -b html docs docs/_build/html
 
 The CLI reference and the registry tables are generated from the code at build
-time (:mod:`fedgraph.report.site`); the results pages under ``docs/papers/``
+time (:mod:`fedgraph.cli.reference`); the results pages under ``docs/papers/``
 are generated from ``docs/results/*.json`` by ``python -m fedgraph.report.papers``.
 """
 
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import fedgraph  # noqa: E402
-from fedgraph.report.site import write_generated_pages  # noqa: E402
+from fedgraph.cli.reference import write_generated_pages  # noqa: E402
 
 project = "fedgraph"
 author = "fedgraph developers"

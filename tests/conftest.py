@@ -74,7 +74,8 @@ def data_root() -> Path:
         if os.environ.get("CI"):
             pytest.fail(msg)
         pytest.skip(msg)
-    return root
+    # absolute: a test may change folder (the tutorials run in an empty one)
+    return root.resolve()
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,7 @@
 r"""The package layers import one way only.
 
-``data → partition → models → eval → training → federated → runtime → cli``:
+``data → partition → models → eval → training → federated → runtime →
+privacy → report → cli``:
 a module may import its own package and the packages to its left, never one
 to its right, at module level or inside a function. Inside ``federated``,
 the core modules import no family sub-package, and the families import only
@@ -24,6 +25,8 @@ ORDER = [
     "training",
     "federated",
     "runtime",
+    "privacy",
+    "report",
     "cli",
 ]
 #: family sub-package → the families it may import besides itself

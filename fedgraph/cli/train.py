@@ -560,6 +560,8 @@ def _run_baseline(
         max_epochs=args.rounds,
         seed=args.seed,
         progress=not args.quiet,
+        log=not args.quiet,
+        data_name=str(args.data),
         shared_negatives=not args.per_positive_negatives,
         device=args.device,
     )

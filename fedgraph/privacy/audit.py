@@ -144,13 +144,13 @@ def run_audit(
 ) -> dict[str, Any]:
     r"""Runs ``attack`` on the run in ``run_dir``; returns the report
     (per-client metrics, their mean, the random-guess baseline)."""
-    from fedgraph.cli.train import _load_federation
+    from fedgraph.runtime.trained import load_kge_federation
 
     if attack not in ATTACKS:
         raise ValueError(f"`--attack` must be one of {list(ATTACKS)} (got {attack!r})")
     run_dir = Path(run_dir)
     meta, privacy = _recorded_settings(run_dir)
-    fed = _load_federation(meta["data"] if data is None else data)
+    fed = load_kge_federation(meta["data"] if data is None else data)
     rnd, views = server_views(run_dir, fed, privacy, server_round)
     clients = {}
     for shard in fed.shards:

@@ -93,6 +93,8 @@ def run_baseline(
     results: str | os.PathLike[str] | None = None,
     command: str = "",
     protocol: str | EvalProtocol = "fedlu",
+    log: bool = True,
+    data_name: str | None = None,
     **trainer_kwargs: Any,
 ) -> dict[str, Any]:
     r"""Independent (one :class:`KGETrainer` per client) or Centralized (one on
@@ -102,7 +104,9 @@ def run_baseline(
     candidate set (FedLU's: head and tail among the client's entities;
     FedE's: tails among the client's training entities). Every client
     checkpoints under ``out``; a rerun resumes. Writes ``results`` (default
-    ``out/results.json``).
+    ``out/results.json``). ``log``: print each validation as a JSON line. ``data_name``: the
+    data as recorded in the results (default: ``str(data)``; give the name or
+    folder when ``data`` is an already loaded federation).
     """
     protocol = resolve_protocol(protocol)
     if setting not in ("independent", "centralized"):
@@ -114,7 +118,15 @@ def run_baseline(
     t_start = time.perf_counter()
     graphs = _graphs(fkg, setting)
     trained, history, epochs, secs = _train_each(
-        graphs, setting, model, hidden_channels, gamma, out, protocol, trainer_kwargs
+        graphs,
+        setting,
+        model,
+        hidden_channels,
+        gamma,
+        out,
+        protocol,
+        log,
+        trainer_kwargs,
     )
     n_test = [s.graph.num_triples("test") for s in fkg]
     if setting == "independent":
@@ -128,7 +140,9 @@ def run_baseline(
         j = i if setting == "independent" else 0
         c["best_epoch"], c["epochs"] = trained[j].best_epoch, epochs[j]
     settings = {
-        **dict(setting=setting, data=str(data), model=model),
+        "setting": setting,
+        "data": str(data) if data_name is None else data_name,
+        "model": model,
         **dict(hidden_channels=hidden_channels, gamma=gamma),
         **_trainer_settings(trained[0], protocol, setting),
         "command": command,
@@ -159,6 +173,7 @@ def _train_each(
     gamma: float,
     out: Path,
     protocol: EvalProtocol,
+    log: bool,
     trainer_kwargs: dict[str, Any],
 ) -> tuple[list[KGETrainer], list[Any], list[int], list[float]]:
     r"""Trains (or resumes) one model per graph, checkpointing graph ``i``
@@ -177,7 +192,7 @@ def _train_each(
             exclude=protocol.excluded_ids(graph),
             directions=protocol.directions,
             checkpoint=out / f"trainer{i}.pt",
-            log=f"{setting}{i}",
+            log=f"{setting}{i}" if log else None,
             **trainer_kwargs,
         )
         info = tr.fit()

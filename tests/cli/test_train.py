@@ -107,7 +107,7 @@ def test_train_cli_rejects_unknown_algorithm(tmp_path, capsys):
     assert "Could not resolve 'fedx'" in capsys.readouterr().err
 
 
-def test_train_cli_runs_the_independent_baseline(tmp_path):
+def test_train_cli_runs_the_independent_baseline(tmp_path, capsys):
     data = tmp_path / "fed"
     _write_federation(data)
     out = tmp_path / "ind"
@@ -140,6 +140,10 @@ def test_train_cli_runs_the_independent_baseline(tmp_path):
     )
     doc = json.loads((out / "results.json").read_text())
     assert doc["comm"]["params_up"] == 0 and len(doc["clients"]) == 2
+    assert doc["settings"]["data"] == str(data)  # the folder, not a repr
+    # --quiet: the closing line only, no per-validation JSON lines
+    printed = capsys.readouterr().out.strip().splitlines()
+    assert len(printed) == 1 and printed[0].startswith("independent on ")
 
 
 @pytest.mark.parametrize(

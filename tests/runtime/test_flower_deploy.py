@@ -25,9 +25,27 @@ TOY = [
 ]  # fmt: skip
 
 
+def free_ports(start: int, count: int = 8) -> int:
+    r"""The first loopback port from ``start`` (in steps of ``count``) whose
+    ``count`` ports are all free: the SuperLink takes the first, the
+    SuperNodes the next ones (a port left busy by another run is skipped)."""
+    import socket
+
+    for base in range(start, start + 200 * count, count):
+        try:
+            for port in range(base, base + count):
+                with socket.socket() as sock:
+                    sock.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return base
+    raise RuntimeError(f"no {count} free loopback ports from {start}")
+
+
 def deploy(tmp_path: Path, port: int, *args: str) -> dict:
     from fedgraph.partition import save_partition
 
+    port = free_ports(port)
     data = save_partition(toy_federation(), tmp_path / "toy3")
     out = tmp_path / "deploy.json"
     cmd = [
@@ -77,3 +95,57 @@ def test_a_deployment_with_the_executor_equals_the_simulation(tmp_path):
     doc = deploy(tmp_path, 9440, "--clientapp", "executor")
     assert doc["exit_code"] == 0 and doc["same_results"] is True
     assert doc["clientapp"] == "executor"
+
+
+def _flower_line(when: str, text: str) -> str:
+    return f"\x1b[92mINFO {when}\x1b[0m:      {text}"
+
+
+def test_the_timeline_splits_each_exchange_into_node_app_and_wait(tmp_path):
+    # Two nodes, two exchanges, hand-made DEBUG logs and worker logs.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "flower_deploy", ROOT / "benchmarks" / "flower_deploy.py"
+    )
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    logs, workers = tmp_path / "logs", tmp_path / "workers"
+    logs.mkdir()
+    workers.mkdir()
+    stamps = {  # node: (train in, train sent, evaluate in, evaluate sent)
+        0: ("10:00:00,000", "10:00:02,000", "10:00:05,500", "10:00:06,000"),
+        1: ("10:00:00,500", "10:00:03,000", "10:00:06,500", "10:00:08,000"),
+    }
+    for node, (a, b, c, d) in stamps.items():
+        lines = [
+            _flower_line(f"2026-01-01 {a}", "Receiving: train message (ID: x)"),
+            _flower_line(f"2026-01-01 {a}", "Received successfully"),
+            _flower_line(f"2026-01-01 {b}", "Sent successfully"),
+            'INFO:     127.0.0.1:1 - "POST /v1/runtime/pull-messages HTTP/1.1" 200 OK',
+            _flower_line(f"2026-01-01 {c}", "Receiving: evaluate message (ID: y)"),
+            _flower_line(f"2026-01-01 {d}", "Sent successfully"),
+        ]
+        (logs / f"node{node}.log").write_text("\n".join(lines) + "\n")
+        (workers / f"w{node}.log").write_text(
+            "fedgraph worker 1 serving x on y\n"
+            f"1.0 message done: handled in {1.0 + node} s, state saved in 0.1 s\n"
+            f"2.0 message done: handled in {0.25 * (node + 1)} s, state saved in 0 s\n"
+        )
+    out = bench.timeline(logs, workers, 2)
+    train, evaluate = out["exchanges"]
+    assert train == {"message": "train", "node": 2.25, "app": 1.5}
+    # the last train reply left at 10:00:03; evaluate arrived 2.5 s and 3.5 s later
+    assert evaluate == {
+        "message": "evaluate",
+        "node": 1.0,
+        "app": 0.375,
+        "wait": 3.0,
+        "max_wait": 3.5,
+    }
+    assert out["summary"]["evaluate"] == {"count": 1, **{
+        k: evaluate[k] for k in ("node", "app", "wait", "max_wait")
+    }}  # fmt: skip
+    # nodes that saw different sequences (a lost node) give no timeline
+    (logs / "node1.log").write_text("")
+    assert bench.timeline(logs, workers, 2) is None

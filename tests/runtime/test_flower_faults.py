@@ -300,11 +300,87 @@ def test_a_process_lived_worker_gives_the_same_numbers(
     b = json.loads((tmp_path / "worker" / "results.json").read_text())
     assert _no_seconds(a["history"]) == _no_seconds(b["history"])
     assert a["weighted"] == b["weighted"] and a["comm"] == b["comm"]
-    for node, ctx in plain.contexts.items():  # the same state on every node
-        assert ctx.state.keys() == worker.contexts[node].state.keys()
+    # The client state stays in the worker (memory and its snapshots): the
+    # nodes' context.state stays empty, the snapshots hold what the
+    # in-process nodes kept in theirs.
+    from flwr.common.serde import recorddict_from_proto
+    from flwr.proto.recorddict_pb2 import RecordDict as ProtoRecordDict
+
+    (folder,) = (tmp_path / "workers").glob("*.state")
+    run_id = worker.run.run_id
+    for node, ctx in plain.contexts.items():
+        assert len(worker.contexts[node].state) == 0
+        snapshot = folder / f"run{run_id}-node{node}.bin"
+        held = recorddict_from_proto(ProtoRecordDict.FromString(snapshot.read_bytes()))
+        assert held.keys() == ctx.state.keys()
     # one worker served every message: one process started
     logs = list((tmp_path / "workers").glob("*.log"))
     assert len(logs) == 1 and logs[0].read_text().count("serving") == 1
+
+
+def _forwarded(message, context):
+    from flwr.common.serde import context_to_proto
+
+    from fedgraph.runtime.flower.node import to_wire
+
+    root, contents = to_wire(message)
+    ctx = context_to_proto(context).SerializeToString()
+    return (root, contents, message.metadata.message_id, ctx)
+
+
+def test_the_worker_keeps_the_node_state_out_of_the_messages(tmp_path):
+    # A worker holds each node's context.state itself: in memory, in a
+    # snapshot that a restarted worker reads, and unchanged by a message
+    # that fails.
+    from flwr.app import ConfigRecord, Context, Message, RecordDict
+    from flwr.supercore.task_identity import TaskIdentity
+
+    from fedgraph.runtime.flower.worker import NodeStates, handle
+
+    def counting_app(message, context):
+        if message.content["config"]["fail"]:
+            context.state["count"] = ConfigRecord({"n": -1})  # then fails
+            raise RuntimeError("bad message")
+        n = context.state["count"]["n"] if "count" in context.state else 0
+        context.state["count"] = ConfigRecord({"n": n + 1})
+        return Message(
+            RecordDict({"config": ConfigRecord({"n": n + 1})}), reply_to=message
+        )
+
+    def send(states, node, fail=False, run=7):
+        TaskIdentity.run_id, TaskIdentity.node_id = run, 0  # as a ServerApp
+        TaskIdentity.task_id = 1
+        message = Message(
+            RecordDict({"config": ConfigRecord({"fail": fail})}),
+            dst_node_id=node,
+            message_type="query",
+        )
+        message.metadata.__dict__["_message_id"] = message.object_id
+        context = Context(run, node, {}, RecordDict(), {})
+        ok, answer = handle(counting_app, _forwarded(message, context), states)
+        states.save()
+        if not ok:
+            return answer
+        from fedgraph.runtime.flower.node import from_wire
+
+        return from_wire(*answer, answer[0]).content["config"]["n"]
+
+    states = NodeStates(tmp_path / "states")
+    assert [send(states, 1), send(states, 1), send(states, 2)] == [1, 2, 1]
+    assert send(states, 1, fail=True) == "RuntimeError: bad message"
+    assert send(states, 1) == 3  # the failed message changed nothing
+    # a restarted worker goes on from the snapshots
+    again = NodeStates(tmp_path / "states")
+    assert [send(again, 1), send(again, 2)] == [4, 2]
+    # another run starts from nothing and leaves the first run's state alone
+    assert send(again, 1, run=8) == 1 and send(again, 1) == 5
+    assert sorted(p.name for p in (tmp_path / "states").iterdir()) == [
+        "run7-node1.bin",
+        "run7-node2.bin",
+        "run8-node1.bin",
+    ]
+    again.remove()
+    assert not (tmp_path / "states").exists()
 
 
 def test_min_available_nodes_waits_for_a_lost_node(partition, tmp_path, monkeypatch):

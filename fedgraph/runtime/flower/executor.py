@@ -17,8 +17,13 @@ push the reply and the updated ``Context``; task heartbeats meanwhile). The
 FAB is installed and the app loaded once per FAB, and torch, fedgraph, the
 partition and the built models stay in memory across messages. A forwarding
 app of :mod:`fedgraph.runtime.flower.node` is replaced by the fedgraph app
-it forwards to (no worker process is needed here). ``context.state`` stays
-the one store of the client's state, as in every other mode.
+it forwards to (no worker process is needed here). The client state
+(``context.state`` of the fedgraph app) stays in this process and in its
+on-disk snapshots, as in the worker
+(:class:`~fedgraph.runtime.flower.worker.NodeStates`, folder
+``{FEDGRAPH_WORKER_DIR}/executor-{hash of the Runtime API address}.state``):
+the ``Context`` pushed back to the SuperNode carries an empty state, so a
+task's output is its reply only, whatever the size of the client state.
 
 The task steps are Flower's internal functions of
 ``flwr.supernode.runtime.run_clientapp`` (tested with flwr 1.41); a Flower
@@ -29,6 +34,7 @@ function.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import time
 from logging import ERROR, INFO, WARNING
@@ -79,6 +85,11 @@ class Executor:
         self.poll_interval = float(poll_interval)
         self._apps: dict[str, Any] = {}  # FAB hash -> ClientApp
         self.tasks = 0
+        from fedgraph.runtime.flower.node import worker_dir
+        from fedgraph.runtime.flower.worker import NodeStates
+
+        key = hashlib.sha1(runtime_api.encode()).hexdigest()[:16]
+        self.states = NodeStates(worker_dir() / f"executor-{key}.state")
 
     def _client(self, *interceptors: Any) -> Any:
         from flwr.supercore.retry import make_simple_http_retry_invoker
@@ -116,7 +127,7 @@ class Executor:
     def run_task(self, token: str) -> None:
         r"""One ClientApp task: Flower's ``flwr-clientapp`` steps, in this
         process."""
-        from flwr.app import Message
+        from flwr.app import Context, Message, RecordDict
         from flwr.app.error import Error
         from flwr.common.constant import ErrorCode, SubStatus
         from flwr.supercore import log
@@ -139,10 +150,25 @@ class Executor:
         status, details = SubStatus.FAILED, "ClientApp task failed"
         try:
             message, context, run, fab = self.steps.pull_task_input(client)
+            key = (int(context.run_id), int(context.node_id))
+            node_context = Context(
+                run_id=context.run_id,
+                node_id=context.node_id,
+                node_config=context.node_config,
+                state=context.state,
+                run_config=context.run_config,
+            )
+            held = self.states.get(key)
+            if held is not None:
+                node_context.state = held
+            context.state = RecordDict()  # what goes back to the SuperNode
             try:
-                reply = self._app(run, fab)(message=message, context=context)
+                app = self._app(run, fab)
+                reply = app(message=message, context=node_context)
+                self.states.put(key, node_context.state)
                 status, details = SubStatus.COMPLETED, ""
             except Exception as exc:  # the node's error reply, as flwr-clientapp
+                self.states.forget(key)
                 log(ERROR, "ClientApp raised an exception", exc_info=exc)
                 reason = str(type(exc)) + ":<'" + str(exc) + "'>"
                 details = reason
@@ -158,6 +184,7 @@ class Executor:
             if heartbeat.is_running:
                 heartbeat.stop()
             client.close()
+        self.states.save()
         self.tasks += 1
 
     def serve(self, max_tasks: int | None = None) -> None:

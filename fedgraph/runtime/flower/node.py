@@ -14,9 +14,15 @@ memory. It stops when the process that launched the ``ClientApp`` processes
 (the SuperNode's ``flower-superexec``) is gone, or after ``idle`` seconds
 without a message (``FEDGRAPH_WORKER_IDLE``, default 3600).
 
-The node's ``context.state`` remains the one source of the client's state
-(written back after every message exactly as without a worker), so a
-worker that dies loses nothing but its caches; numbers are those of
+The client state (``context.state`` of the fedgraph ``ClientApp``) stays
+in the worker, in memory and in an on-disk snapshot written after every
+message (:class:`~fedgraph.runtime.flower.worker.NodeStates`), so a worker
+that is restarted while its SuperNode lives goes on where it stopped. The
+SuperNode's own ``context.state`` stays empty: a message carries its payload
+only, in both directions, whatever the size of the client state (tens of MB
+for FedE on FedLU's FB15k-237 partitions, which Flower pushes whole with
+every message otherwise). A restarted SuperNode starts a new worker without
+state, as it would start without ``context.state``. Numbers are those of
 ``fedgraph.runtime.flower.client_app`` (:mod:`tests.runtime.test_flower_faults`
 checks this through a real worker process).
 
@@ -137,7 +143,8 @@ def _client(target: str, parent: int, start_timeout: float) -> Any:
 
 class WorkerClientApp(ClientApp):
     r"""A ``ClientApp`` that hands every message to the process-lived worker
-    of its SuperNode (started on first use) and returns its reply.
+    of its SuperNode (started on first use) and returns its reply. The
+    client state stays in the worker; ``context.state`` is left as it is.
 
     Args:
         target (str): ``"kge"`` or ``"rgcn"`` (:data:`TARGETS`).
@@ -175,8 +182,7 @@ class WorkerClientApp(ClientApp):
         return True
 
     def __call__(self, message: Any, context: Any) -> Any:
-        from flwr.common.serde import context_from_proto, context_to_proto
-        from flwr.proto.message_pb2 import Context as ProtoContext
+        from flwr.common.serde import context_to_proto
 
         conn = _client(self.target, self._parent(), self.start_timeout)
         with conn:
@@ -192,9 +198,7 @@ class WorkerClientApp(ClientApp):
             ok, answer = conn.recv()
         if not ok:
             raise RuntimeError(answer)
-        root, contents, ctx = answer
-        updated = context_from_proto(ProtoContext.FromString(ctx))
-        context.state = updated.state
+        root, contents = answer
         return from_wire(root, contents, root)
 
 
