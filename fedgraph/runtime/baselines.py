@@ -74,6 +74,13 @@ def _client_excluded(shard: Any, protocol: EvalProtocol) -> torch.Tensor | None:
     return None if local is None else shard.entity_ids[local]
 
 
+def _check_setting(setting: str) -> None:
+    if setting not in ("independent", "centralized"):
+        raise ValueError(
+            f"`setting` must be 'independent' or 'centralized' (got {setting!r})"
+        )
+
+
 def _graphs(fkg: Any, setting: str) -> list[KnowledgeGraph]:
     r"""The graphs trained: each client's (Independent) or their union
     (Centralized)."""
@@ -109,24 +116,14 @@ def run_baseline(
     folder when ``data`` is an already loaded federation).
     """
     protocol = resolve_protocol(protocol)
-    if setting not in ("independent", "centralized"):
-        raise ValueError(
-            f"`setting` must be 'independent' or 'centralized' (got {setting!r})"
-        )
+    _check_setting(setting)
     out = Path(out)
     fkg = _load_federated(data)
     t_start = time.perf_counter()
     graphs = _graphs(fkg, setting)
+    spec = (model, hidden_channels, gamma)
     trained, history, epochs, secs = _train_each(
-        graphs,
-        setting,
-        model,
-        hidden_channels,
-        gamma,
-        out,
-        protocol,
-        log,
-        trainer_kwargs,
+        graphs, setting, spec, out, protocol, log, trainer_kwargs
     )
     n_test = [s.graph.num_triples("test") for s in fkg]
     if setting == "independent":
@@ -168,17 +165,17 @@ def run_baseline(
 def _train_each(
     graphs: Sequence[KnowledgeGraph],
     setting: str,
-    model: str,
-    hidden_channels: int,
-    gamma: float,
+    spec: tuple[str, int, float],
     out: Path,
     protocol: EvalProtocol,
     log: bool,
     trainer_kwargs: dict[str, Any],
 ) -> tuple[list[KGETrainer], list[Any], list[int], list[float]]:
     r"""Trains (or resumes) one model per graph, checkpointing graph ``i``
-    under ``out/trainer{i}.pt``, evaluated under ``protocol``. Returns the
+    under ``out/trainer{i}.pt``, evaluated under ``protocol`` (``spec``:
+    model name, width and margin). Returns the
     trainers, each one's history, epochs and seconds per epoch."""
+    model, hidden_channels, gamma = spec
     trained: list[KGETrainer] = []
     history, epochs, secs = [], [], []
     for i, graph in enumerate(graphs):
