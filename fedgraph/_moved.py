@@ -2,7 +2,8 @@ r"""Old module paths of moved modules, kept importable.
 
 The package was laid out by family (``federated/kge``, ``federated/rgcn``,
 ``federated/text``, ``federated/unlearning``) and the non-federated pieces
-moved down (``training``, ``eval``, ``data``). A finder installed by
+moved down (``training``, ``eval``, ``data``); the Flower codecs moved up to
+``runtime.flower``. A finder installed by
 ``fedgraph/__init__.py`` maps each old path to its module, so
 ``import fedgraph.federated.kge.setup`` (or pickles naming such a path)
 keep working and give the very same module object as the new path.
@@ -27,7 +28,6 @@ MOVED: dict[str, str] = {
     "fedgraph.federated.kge_client": "fedgraph.federated.kge.client",
     "fedgraph.federated.kge_setup": "fedgraph.federated.kge.setup",
     "fedgraph.federated.sparsify": "fedgraph.federated.kge.sparsify",
-    "fedgraph.federated.fusion": "fedgraph.federated.kge.fusion",
     "fedgraph.federated.rgcn_client": "fedgraph.federated.rgcn.client",
     "fedgraph.federated.fedalign": "fedgraph.federated.rgcn.fedalign",
     "fedgraph.federated.ot": "fedgraph.federated.rgcn.ot",
@@ -45,7 +45,20 @@ MOVED: dict[str, str] = {
     "fedgraph.federated.fedmkgc_runner": "fedgraph.runtime.fedmkgc_runner",
     "fedgraph.partition.shard": "fedgraph.data.shard",
     "fedgraph.federated.fedep": "fedgraph.federated.kge.fedep",
+    "fedgraph.federated.records": "fedgraph.runtime.flower.records",
 }
+
+#: old module path → the modules it was split into: the old path is a module
+#: holding every public name (``__all__``) of those, in that order.
+SPLIT: dict[str, tuple[str, ...]] = {
+    "fedgraph.federated.kge.fusion": (
+        "fedgraph.models.fusion",
+        "fedgraph.training.fusion",
+        "fedgraph.runtime.flower.fusion",
+        "fedgraph.training.fusion_io",
+    ),
+}
+SPLIT["fedgraph.federated.fusion"] = SPLIT["fedgraph.federated.kge.fusion"]
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -59,10 +72,30 @@ class _AliasLoader(importlib.abc.Loader):
         return None
 
 
+class _SplitLoader(importlib.abc.Loader):
+    def __init__(self, targets: tuple[str, ...]) -> None:
+        self.targets = targets
+
+    def create_module(self, spec: Any) -> ModuleType:
+        return ModuleType(spec.name, f"Moved to {', '.join(self.targets)}.")
+
+    def exec_module(self, module: ModuleType) -> None:
+        names: list[str] = []
+        for target in self.targets:
+            new = importlib.import_module(target)
+            for name in new.__all__:
+                setattr(module, name, getattr(new, name))
+                names.append(name)
+        module.__all__ = names  # type: ignore[attr-defined]
+
+
 class MovedModuleFinder(importlib.abc.MetaPathFinder):
-    r"""Finds the old path of a moved module (:data:`MOVED`)."""
+    r"""Finds the old path of a moved module (:data:`MOVED`) or of a split
+    one (:data:`SPLIT`)."""
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name in SPLIT:
+            return importlib.util.spec_from_loader(name, _SplitLoader(SPLIT[name]))
         new = MOVED.get(name)
         if new is None:
             return None

@@ -99,7 +99,12 @@ def test_the_check_sees_module_and_function_level_imports(tmp_path, monkeypatch)
 
 
 @pytest.mark.parametrize(
-    "old", ["fedgraph.federated.kge_setup", "fedgraph.partition.shard"]
+    "old",
+    [
+        "fedgraph.federated.kge_setup",
+        "fedgraph.partition.shard",
+        "fedgraph.federated.records",
+    ],
 )
 def test_old_module_paths_still_import(old):
     import importlib
@@ -107,3 +112,20 @@ def test_old_module_paths_still_import(old):
     from fedgraph._moved import MOVED
 
     assert importlib.import_module(old) is importlib.import_module(MOVED[old])
+
+
+def test_split_module_paths_still_import():
+    import importlib
+
+    from fedgraph.models.fusion import ScoreFusion
+    from fedgraph.runtime.flower.fusion import fusion_to_metrics
+    from fedgraph.training.fusion import FusionSettings
+    from fedgraph.training.fusion_io import load_single_model
+
+    for old in ("fedgraph.federated.kge.fusion", "fedgraph.federated.fusion"):
+        mod = importlib.import_module(old)
+        assert mod.ScoreFusion is ScoreFusion
+        assert mod.FusionSettings is FusionSettings
+        assert mod.fusion_to_metrics is fusion_to_metrics
+        assert mod.load_single_model is load_single_model
+    from fedgraph.federated.kge.fusion import fuse_and_evaluate  # noqa: F401

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import Any
 
 from fedgraph.cli.options import count, positive
 
@@ -34,6 +35,33 @@ def register(sub: argparse._SubParsersAction) -> None:
             "written."
         ),
     )
+    _add_inputs(p)
+    _add_fitting(p)
+    p.add_argument(
+        "--checkpoint",
+        choices=("best", "last"),
+        default="best",
+        help="the federated run's state to fuse: its best validation round or its "
+        "last round (default: best)",
+    )
+    p.add_argument(
+        "--data", default=None, help="the partition, if it moved since the run"
+    )
+    p.add_argument(
+        "--threads", type=count, default=0, help="torch threads (0: default)"
+    )
+    p.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="results file (default: RUN_DIR/fusion/results.json)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def _add_inputs(p: argparse.ArgumentParser) -> None:
+    r"""The federated run and the single-KG models to fuse."""
     p.add_argument("run_dir", type=Path, help="output folder of `fedgraph train`")
     p.add_argument(
         "--single",
@@ -50,6 +78,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(default: SINGLE/results.json if it exists, else the federated run's "
         "model, dim and gamma)",
     )
+
+
+def _add_fitting(p: argparse.ArgumentParser) -> None:
+    r"""The fitting of the fusion layer."""
     p.add_argument(
         "--fit-on",
         default="valid",
@@ -79,54 +111,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--margin", type=float, default=10.0, help="FedE's beta (default: 10)"
     )
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    p.add_argument(
-        "--checkpoint",
-        choices=("best", "last"),
-        default="best",
-        help="the federated run's state to fuse: its best validation round or its "
-        "last round (default: best)",
-    )
-    p.add_argument(
-        "--data", default=None, help="the partition, if it moved since the run"
-    )
-    p.add_argument(
-        "--threads", type=count, default=0, help="torch threads (0: default)"
-    )
-    p.add_argument(
-        "--results",
-        type=Path,
-        default=None,
-        help="results file (default: RUN_DIR/fusion/results.json)",
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     import torch
 
     from fedgraph.eval import write_results
-    from fedgraph.federated.kge.fusion import (
-        FusionSettings,
-        fuse_and_evaluate,
-        load_single_model,
-        single_model_settings,
-    )
     from fedgraph.runtime.trained import load_trained_run
+    from fedgraph.training.fusion import fuse_and_evaluate
+    from fedgraph.training.fusion_io import load_single_model, single_model_settings
 
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     if args.epochs < 0:
         raise ValueError(f"`--epochs` must be 0 or more (got {args.epochs})")
-    opts = FusionSettings(
-        epochs=args.epochs,
-        lr=args.lr,
-        fit_on=args.fit_on,
-        batch_size=args.batch_size,
-        num_negatives=args.num_negatives,
-        margin=args.margin,
-        seed=args.seed,
-    )
+    opts = _fusion_options(args)
     if not args.single.is_dir():
         raise FileNotFoundError(f"`--single` folder {args.single} does not exist")
     meta, _, fed, strategy, clients, which_round = load_trained_run(
@@ -152,7 +151,47 @@ def run(args: argparse.Namespace) -> int:
     )
     seconds = time.perf_counter() - t0
     out = args.results or args.run_dir / "fusion" / "results.json"
-    settings = {
+    settings = _settings(args, meta, which_round, single_settings, seconds)
+    write_results(
+        out,
+        weighted=res["weighted"],
+        weighted_single=res["weighted_single"],
+        weighted_federated=res["weighted_federated"],
+        clients=res["clients"],
+        rounds=args.epochs,  # of the fusion layer's fitting
+        seconds_per_round=seconds / max(1, args.epochs),
+        settings=settings,
+    )
+    _print_summary(res, seconds, out)
+    return 0
+
+
+def _fusion_options(args: argparse.Namespace) -> Any:
+    r"""The :class:`~fedgraph.training.fusion.FusionSettings` of ``args``."""
+    from fedgraph.training.fusion import FusionSettings
+
+    return FusionSettings(
+        epochs=args.epochs,
+        lr=args.lr,
+        fit_on=args.fit_on,
+        batch_size=args.batch_size,
+        num_negatives=args.num_negatives,
+        margin=args.margin,
+        seed=args.seed,
+    )
+
+
+def _settings(
+    args: argparse.Namespace,
+    meta: dict[str, Any],
+    which_round: Any,
+    single_settings: dict[str, Any],
+    seconds: float,
+) -> dict[str, Any]:
+    r"""The results file's ``settings`` of a fusion run."""
+    import torch
+
+    return {
         "command": args.command_line,
         "run_dir": str(args.run_dir),
         "algorithm": meta["algorithm"],
@@ -177,16 +216,9 @@ def run(args: argparse.Namespace) -> int:
         else "filtered, head+tail, client's own entities, client's own "
         "train+valid+test as filter, realistic rank",
     }
-    write_results(
-        out,
-        weighted=res["weighted"],
-        weighted_single=res["weighted_single"],
-        weighted_federated=res["weighted_federated"],
-        clients=res["clients"],
-        rounds=args.epochs,  # of the fusion layer's fitting
-        seconds_per_round=seconds / max(1, args.epochs),
-        settings=settings,
-    )
+
+
+def _print_summary(res: dict[str, Any], seconds: float, out: Path) -> None:
     print(
         "test mrr single {:.4f}, federated {:.4f}, fused {:.4f} ({:.0f}s); "
         "results in {}".format(
@@ -197,4 +229,3 @@ def run(args: argparse.Namespace) -> int:
             out,
         )
     )
-    return 0

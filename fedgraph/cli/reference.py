@@ -76,32 +76,25 @@ def _names(cls: type, aliases: dict[str, type]) -> str:
     return ", ".join(f"`{n}`" for n in names)
 
 
-def registries_page() -> str:
-    r"""Markdown: one table per registry, read from the registries themselves."""
+def _dataset_rows() -> list[str]:
+    r"""The datasets table's rows."""
     from fedgraph.data import datasets
-    from fedgraph.federated.algorithms import docs_table
-    from fedgraph.models import losses, models
-    from fedgraph.partition import aliases, partitioners
 
-    out = [
-        "# Datasets, partitioners, models and algorithms",
-        "",
-        "These tables are generated from fedgraph's registries when the "
-        "documentation is built. A name is matched ignoring case, `-` and `_`.",
-        "",
-        "## Datasets (`fedgraph.data.datasets`)",
-        "",
-        "`load_dataset(NAME)`, `fedgraph info NAME`, `fedgraph train --data NAME`.",
-        "",
-        "| name | aliases | kind | class | what |",
-        "|---|---|---|---|---|",
-    ]
+    out: list[str] = []
     for cls in datasets:
         al = ", ".join(f"`{a}`" for a in cls.aliases)
         out.append(
             f"| `{cls.name}` | {al} | {cls.kind} | `{cls.__module__}.{cls.__name__}` "
             f"| {_first_line(cls)} |"
         )
+    return out
+
+
+def _partitioner_section() -> list[str]:
+    r"""The partitioners' heading and table."""
+    from fedgraph.partition import aliases, partitioners
+
+    out: list[str] = []
     out += [
         "",
         "## Partitioners (`fedgraph.partition.partitioners`)",
@@ -116,6 +109,14 @@ def registries_page() -> str:
         out.append(
             f"| {_names(cls, aliases)} | `{cls.__name__}` | {_first_line(cls)} |"
         )
+    return out
+
+
+def _model_section() -> list[str]:
+    r"""The KGE models' and losses' heading and table."""
+    from fedgraph.models import losses, models
+
+    out: list[str] = []
     out += [
         "",
         "## KGE models and losses (`fedgraph.models.models`, `fedgraph.models.losses`)",
@@ -128,6 +129,29 @@ def registries_page() -> str:
     for kind, reg in (("model", models), ("loss", losses)):
         for cls in reg:
             out.append(f"| {kind} | `{cls.__name__}` | {_first_line(cls)} |")
+    return out
+
+
+def registries_page() -> str:
+    r"""Markdown: one table per registry, read from the registries themselves."""
+    from fedgraph.federated.algorithms import docs_table
+
+    out = [
+        "# Datasets, partitioners, models and algorithms",
+        "",
+        "These tables are generated from fedgraph's registries when the "
+        "documentation is built. A name is matched ignoring case, `-` and `_`.",
+        "",
+        "## Datasets (`fedgraph.data.datasets`)",
+        "",
+        "`load_dataset(NAME)`, `fedgraph info NAME`, `fedgraph train --data NAME`.",
+        "",
+        "| name | aliases | kind | class | what |",
+        "|---|---|---|---|---|",
+    ]
+    out += _dataset_rows()
+    out += _partitioner_section()
+    out += _model_section()
     out += [
         "",
         "## Federated algorithms (`fedgraph.federated.algorithms`)",

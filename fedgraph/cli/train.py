@@ -93,6 +93,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         "sampling (default: transe)",
     )
     p.add_argument("--out", required=True, type=Path, help="output folder")
+    _add_training(p)
+    _add_loop(p)
+    _add_method(p, settings_help())
+    _add_run(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    from fedgraph.cli.privacy_options import add_privacy_arguments
+
+    add_privacy_arguments(p)  # --record-uploads, --dp-*, --secagg, --private-alignment
+    p.set_defaults(func=run)
+
+
+def _add_training(p: argparse.ArgumentParser) -> None:
+    r"""Local training and model size."""
     p.add_argument(
         "--rounds",
         type=positive,
@@ -147,6 +160,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--gamma", type=float, default=9.0, help="score margin γ (default: 9.0)"
     )
+
+
+def _add_loop(p: argparse.ArgumentParser) -> None:
+    r"""The round loop: participation, evaluation, early stopping, seed."""
     p.add_argument(
         "--fraction",
         type=fraction,
@@ -174,6 +191,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "at its own best one among the improving rounds (FedLU's code)",
     )
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+
+
+def _add_method(p: argparse.ArgumentParser, algorithm_settings: str) -> None:
+    r"""The algorithms' own settings and the evaluation protocol."""
     p.add_argument(
         "--proximal-mu",
         type=real(0.0, strict=False),
@@ -189,6 +210,39 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--temperature", type=real(0.0), default=0.2, help="FedEC τ (default: 0.2)"
     )
+    _add_protocol(p)
+    p.add_argument(
+        "--loss",
+        choices=KGE_LOSSES,
+        default="sigmoid-ns",
+        help="KGE loss (default: sigmoid-ns)",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an algorithm's own setting (repeatable; default; allowed values; "
+        "`fedgraph algorithms` explains each): " + algorithm_settings,
+    )
+    p.add_argument(
+        "--per-positive-negatives",
+        action="store_true",
+        help="draw --num-negatives negatives for every positive, as FedLU's and "
+        "FedS's code (default: one set shared by the batch, much faster on a CPU)",
+    )
+    p.add_argument(
+        "--unseen",
+        choices=("keep", "drop"),
+        default="keep",
+        help="evaluation triples whose entity or relation is absent from the "
+        "client's training triples: keep them (scored with an untrained "
+        "embedding; a warning gives their count) or drop them (default: keep)",
+    )
+
+
+def _add_protocol(p: argparse.ArgumentParser) -> None:
+    r"""The evaluation protocol and the training corruption."""
     p.add_argument(
         "--evaluate-with",
         choices=("local", "global"),
@@ -216,34 +270,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="no RotatE frequency weights on the loss (FedE's code has none)",
     )
-    p.add_argument(
-        "--loss",
-        choices=KGE_LOSSES,
-        default="sigmoid-ns",
-        help="KGE loss (default: sigmoid-ns)",
-    )
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="an algorithm's own setting (repeatable; default; allowed values; "
-        "`fedgraph algorithms` explains each): " + settings_help(),
-    )
-    p.add_argument(
-        "--per-positive-negatives",
-        action="store_true",
-        help="draw --num-negatives negatives for every positive, as FedLU's and "
-        "FedS's code (default: one set shared by the batch, much faster on a CPU)",
-    )
-    p.add_argument(
-        "--unseen",
-        choices=("keep", "drop"),
-        default="keep",
-        help="evaluation triples whose entity or relation is absent from the "
-        "client's training triples: keep them (scored with an untrained "
-        "embedding; a warning gives their count) or drop them (default: keep)",
-    )
+
+
+def _add_run(p: argparse.ArgumentParser) -> None:
+    r"""Where and how long the run goes."""
     p.add_argument(
         "--device",
         default="cpu",
@@ -265,11 +295,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="return after this many rounds of this call (resume later)",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    from fedgraph.cli.privacy_options import add_privacy_arguments
-
-    add_privacy_arguments(p)  # --record-uploads, --dp-*, --secagg, --private-alignment
-    p.set_defaults(func=run)
 
 
 def dataset_argument(args: argparse.Namespace) -> str:
@@ -677,6 +702,22 @@ def _run_federated(
     if not res.test:
         print(f"stopped after round {res.rounds}; continue with --resume", flush=True)
         return 0
+    _write_and_report(args, algorithm, res, meta, clients, privacy)
+    return 0
+
+
+def _write_and_report(
+    args: argparse.Namespace,
+    algorithm: str,
+    res: Any,
+    meta: dict[str, Any],
+    clients: Any,
+    privacy: Any,
+) -> None:
+    r"""Writes ``results.json`` (with each client's privacy spend under DP)
+    and prints the test metrics."""
+    from fedgraph.privacy import setup as privacy_setup
+
     path = res.write_results(args.out / "results.json", settings=meta)
     if privacy.active:  # each client's (epsilon, delta) under DP
         privacy_setup.add_privacy_report(
@@ -688,4 +729,3 @@ def _run_federated(
         f"hits@3 {w['hits@3']:.4f} hits@10 {w['hits@10']:.4f} (best round "
         f"{res.best_round}/{res.rounds}); results in {path}"
     )
-    return 0

@@ -42,44 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "with --client",
     )
     p.add_argument("--client", type=int, default=None, help="client of a single file")
-    p.add_argument("--epochs", type=int, default=10, help="interference epochs (10)")
-    p.add_argument(
-        "--decay-epochs", type=int, default=10, help="max passive-decay epochs"
-    )
-    p.add_argument(
-        "--mu-soft",
-        type=float,
-        default=0.1,
-        help="weight of the soft-confusion loss on the forgotten triples (0.1)",
-    )
-    p.add_argument(
-        "--mu-distill", type=float, default=None, help="default: the run's mu_distill"
-    )
-    p.add_argument("--no-hard", action="store_true", help="ablation: no hard confusion")
-    p.add_argument(
-        "--no-aggregate",
-        action="store_true",
-        help="skip the server aggregation after unlearning",
-    )
-    p.add_argument(
-        "--rounds",
-        type=int,
-        default=1,
-        help="FedLU learning rounds on the retained data after unlearning "
-        "(propagation; 0: only average the global tables) (default: 1)",
-    )
-    p.add_argument(
-        "--no-retrain",
-        action="store_true",
-        help="skip the references re-trained from scratch without the forgotten "
-        "triples (the slowest part)",
-    )
-    p.add_argument(
-        "--retrain-max-epochs",
-        type=positive,
-        default=400,
-        help="max epochs of each re-trained reference (default: 400)",
-    )
+    _add_unlearning(p)
+    _add_retraining(p)
     p.add_argument(
         "--checkpoint",
         choices=("best", "last"),
@@ -107,13 +71,56 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _add_unlearning(p: argparse.ArgumentParser) -> None:
+    r"""FedLU's unlearning options (interference, decay, aggregation)."""
+    p.add_argument("--epochs", type=int, default=10, help="interference epochs (10)")
+    p.add_argument(
+        "--decay-epochs", type=int, default=10, help="max passive-decay epochs"
+    )
+    p.add_argument(
+        "--mu-soft",
+        type=float,
+        default=0.1,
+        help="weight of the soft-confusion loss on the forgotten triples (0.1)",
+    )
+    p.add_argument(
+        "--mu-distill", type=float, default=None, help="default: the run's mu_distill"
+    )
+    p.add_argument("--no-hard", action="store_true", help="ablation: no hard confusion")
+    p.add_argument(
+        "--no-aggregate",
+        action="store_true",
+        help="skip the server aggregation after unlearning",
+    )
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="FedLU learning rounds on the retained data after unlearning "
+        "(propagation; 0: only average the global tables) (default: 1)",
+    )
+
+
+def _add_retraining(p: argparse.ArgumentParser) -> None:
+    r"""The re-trained-from-scratch references."""
+    p.add_argument(
+        "--no-retrain",
+        action="store_true",
+        help="skip the references re-trained from scratch without the forgotten "
+        "triples (the slowest part)",
+    )
+    p.add_argument(
+        "--retrain-max-epochs",
+        type=positive,
+        default=400,
+        help="max epochs of each re-trained reference (default: 400)",
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from fedgraph.data.io import atomic_write_json
     from fedgraph.federated.kge.setup import algorithm_settings
-    from fedgraph.federated.unlearning.forget import load_forget_requests
-    from fedgraph.federated.unlearning.retrain import retrain
     from fedgraph.runtime.trained import load_trained_run
 
     if args.threads > 0:
@@ -122,39 +129,14 @@ def run(args: argparse.Namespace) -> int:
     meta, settings, fed, strategy, clients, which_round = load_trained_run(
         args.run_dir, args.checkpoint, algorithms=("fedlu",)
     )
-    if args.forget.is_dir():
-        requests = load_forget_requests(args.forget, fed)
-    else:
-        if args.client is None:
-            raise ValueError(
-                "`--forget` is a file: pass `--client K` (the client it is for)"
-            )
-        requests = load_forget_requests({args.client: args.forget}, fed)
+    requests = _requests(args, fed)
     mu = (
         args.mu_distill
         if args.mu_distill is not None
         else algorithm_settings("fedlu", settings.extra)["mu_distill"]
     )
     doc: dict[str, Any] = {
-        "settings": {
-            "command": args.command_line,
-            "run_dir": str(args.run_dir),
-            "checkpoint": which_round,
-            "data": meta["data"],
-            "model": settings.model,
-            "forget": str(args.forget),
-            "n_forget": {str(c): int(f.size(0)) for c, f in requests.items()},
-            "epochs": args.epochs,
-            "decay_epochs": args.decay_epochs,
-            "mu_soft": args.mu_soft,
-            "mu_distill": mu,
-            "hard": not args.no_hard,
-            "aggregate": not args.no_aggregate,
-            "propagation_rounds": args.rounds,
-            "threads": torch.get_num_threads(),
-            "protocol": "Hits@1/MRR, head+tail, client's own entities; forget set "
-            "filtered by the client's triples minus the forget set",
-        },
+        "settings": _settings(args, meta, settings, which_round, requests, mu),
         "seconds": {},
     }
     out = args.results or args.run_dir / "unlearn" / "results.json"
@@ -164,37 +146,104 @@ def run(args: argparse.Namespace) -> int:
         doc = {**copy.deepcopy(finished), "settings": doc["settings"]}
     else:
         _unlearn(args, doc, out, strategy, clients, requests, mu)
-    if not args.no_retrain:
-        ref = retrain(
-            fed,
-            requests,
-            model=settings.model,
-            dim=settings.dim,
-            gamma=settings.gamma,
-            seed=settings.seed,
-            lr=settings.lr,
-            batch_size=settings.batch_size,
-            num_negatives=settings.num_negatives,
-            max_epochs=args.retrain_max_epochs,
-            checkpoint_dir=args.run_dir / "unlearn" / "retrain",
-            resume=args.resume,
-        )
-        retrained = {k: ref[k] for k in ("local", "global")}
-        if finished is not None and _same(
-            (finished.get("retrained"), finished.get("retrain_epochs")),
-            (retrained, ref["epochs"]),
-        ):
-            # the re-training had finished: this call only re-evaluated it
-            # from its checkpoints; the file keeps the original call's record
-            print(f"unchanged: {out} (finished run)")
-            return 0
-        doc["retrained"] = retrained
-        doc["seconds"]["retrain"] = ref["seconds"]
-        doc["seconds"]["retrain_train"] = ref["train_seconds"]
-        doc["retrain_epochs"] = ref["epochs"]
-        atomic_write_json(out, doc, default=float)
+    if not args.no_retrain and not _retrain(
+        args, doc, out, fed, settings, requests, finished
+    ):
+        return 0
     print(f"results in {out}")
     return 0
+
+
+def _requests(args: argparse.Namespace, fed: Any) -> dict[int, Any]:
+    r"""The forget requests of ``--forget`` (a folder, or a file for
+    ``--client``)."""
+    from fedgraph.federated.unlearning.forget import load_forget_requests
+
+    if args.forget.is_dir():
+        return load_forget_requests(args.forget, fed)
+    if args.client is None:
+        raise ValueError(
+            "`--forget` is a file: pass `--client K` (the client it is for)"
+        )
+    return load_forget_requests({args.client: args.forget}, fed)
+
+
+def _settings(
+    args: argparse.Namespace,
+    meta: dict[str, Any],
+    settings: Any,
+    which_round: Any,
+    requests: dict[int, Any],
+    mu: float,
+) -> dict[str, Any]:
+    r"""The results file's ``settings`` of an unlearning run."""
+    import torch
+
+    return {
+        "command": args.command_line,
+        "run_dir": str(args.run_dir),
+        "checkpoint": which_round,
+        "data": meta["data"],
+        "model": settings.model,
+        "forget": str(args.forget),
+        "n_forget": {str(c): int(f.size(0)) for c, f in requests.items()},
+        "epochs": args.epochs,
+        "decay_epochs": args.decay_epochs,
+        "mu_soft": args.mu_soft,
+        "mu_distill": mu,
+        "hard": not args.no_hard,
+        "aggregate": not args.no_aggregate,
+        "propagation_rounds": args.rounds,
+        "threads": torch.get_num_threads(),
+        "protocol": "Hits@1/MRR, head+tail, client's own entities; forget set "
+        "filtered by the client's triples minus the forget set",
+    }
+
+
+def _retrain(
+    args: argparse.Namespace,
+    doc: dict[str, Any],
+    out: Path,
+    fed: Any,
+    settings: Any,
+    requests: dict[int, Any],
+    finished: dict[str, Any] | None,
+) -> bool:
+    r"""Trains (or resumes) the re-trained references and writes them into
+    ``doc`` and ``out``. Returns :obj:`False` when a resumed run's references
+    had already finished (``out`` is left as it was)."""
+    from fedgraph.data.io import atomic_write_json
+    from fedgraph.federated.unlearning.retrain import retrain
+
+    ref = retrain(
+        fed,
+        requests,
+        model=settings.model,
+        dim=settings.dim,
+        gamma=settings.gamma,
+        seed=settings.seed,
+        lr=settings.lr,
+        batch_size=settings.batch_size,
+        num_negatives=settings.num_negatives,
+        max_epochs=args.retrain_max_epochs,
+        checkpoint_dir=args.run_dir / "unlearn" / "retrain",
+        resume=args.resume,
+    )
+    retrained = {k: ref[k] for k in ("local", "global")}
+    if finished is not None and _same(
+        (finished.get("retrained"), finished.get("retrain_epochs")),
+        (retrained, ref["epochs"]),
+    ):
+        # the re-training had finished: this call only re-evaluated it
+        # from its checkpoints; the file keeps the original call's record
+        print(f"unchanged: {out} (finished run)")
+        return False
+    doc["retrained"] = retrained
+    doc["seconds"]["retrain"] = ref["seconds"]
+    doc["seconds"]["retrain_train"] = ref["train_seconds"]
+    doc["retrain_epochs"] = ref["epochs"]
+    atomic_write_json(out, doc, default=float)
+    return True
 
 
 #: settings that may differ between a call and the one it resumes.

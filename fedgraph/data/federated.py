@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -100,6 +101,44 @@ def client_files(folder: Path) -> dict[str, Path]:
     return files
 
 
+def _client_shard(
+    k: int,
+    glob: np.ndarray,
+    spans: list[tuple[str, int, int]],
+    entity_names: Any,
+    relation_names: Any,
+    files: dict[str, Path],
+    name: str,
+    duplicates: Duplicates,
+) -> KGShard:
+    r"""Client ``k``'s shard: its rows ``glob[a:b]`` of each split's span
+    (global ids) renumbered to local ids, duplicates handled per split."""
+    rows = np.concatenate([glob[a:b] for _, a, b in spans])
+    ent_ids, ent_local = np.unique(rows[:, [0, 2]], return_inverse=True)
+    rel_ids, rel_local = np.unique(rows[:, 1], return_inverse=True)
+    ent_local = ent_local.reshape(-1, 2)
+    local = np.stack([ent_local[:, 0], rel_local.reshape(-1), ent_local[:, 1]], axis=1)
+    triples, start = {}, 0
+    for s, a, b in spans:
+        part = local[start : start + (b - a)]
+        start += b - a
+        triples[s] = handle_duplicates(part, duplicates, path=files[s])
+    graph = KnowledgeGraph(
+        {s: torch.from_numpy(t) for s, t in triples.items()},
+        num_entities=len(ent_ids),
+        num_relations=len(rel_ids),
+        entity_names=[entity_names[i] for i in ent_ids.tolist()],
+        relation_names=[relation_names[i] for i in rel_ids.tolist()],
+        name=f"{name}/client{k}",
+    )
+    return KGShard(
+        client_id=k,
+        graph=graph,
+        entity_ids=torch.from_numpy(ent_ids),
+        relation_ids=torch.from_numpy(rel_ids),
+    )
+
+
 def load_federated_folder(
     path: str | os.PathLike[str],
     *,
@@ -147,32 +186,9 @@ def load_federated_folder(
         bounds[k].append((s, offset, offset + len(names)))
         offset += len(names)
     for k, spans in enumerate(bounds):
-        rows = np.concatenate([glob[a:b] for _, a, b in spans])
-        ent_ids, ent_local = np.unique(rows[:, [0, 2]], return_inverse=True)
-        rel_ids, rel_local = np.unique(rows[:, 1], return_inverse=True)
-        ent_local = ent_local.reshape(-1, 2)
-        local = np.stack(
-            [ent_local[:, 0], rel_local.reshape(-1), ent_local[:, 1]], axis=1
-        )
-        triples, start = {}, 0
-        for s, a, b in spans:
-            part = local[start : start + (b - a)]
-            start += b - a
-            triples[s] = handle_duplicates(part, duplicates, path=files[k][s])
-        graph = KnowledgeGraph(
-            {s: torch.from_numpy(t) for s, t in triples.items()},
-            num_entities=len(ent_ids),
-            num_relations=len(rel_ids),
-            entity_names=[entity_names[i] for i in ent_ids.tolist()],
-            relation_names=[relation_names[i] for i in rel_ids.tolist()],
-            name=f"{name}/client{k}",
-        )
         shards.append(
-            KGShard(
-                client_id=k,
-                graph=graph,
-                entity_ids=torch.from_numpy(ent_ids),
-                relation_ids=torch.from_numpy(rel_ids),
+            _client_shard(
+                k, glob, spans, entity_names, relation_names, files[k], name, duplicates
             )
         )
     return FederatedKG(

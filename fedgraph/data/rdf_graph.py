@@ -82,6 +82,11 @@ class RDFGraph:
         self.node_type_names = list(node_type_names)
         self.class_names = list(class_names)
         self.core_types = list(core_types or node_type_names)
+        self._check_shapes()
+        self.masks = self._checked_masks(masks)
+
+    def _check_shapes(self) -> None:
+        r"""Edges, node types and labels must fit the nodes and categories."""
         n = len(self.node_names)
         if self.edge_index.dim() != 2 or self.edge_index.size(0) != 2:
             raise ValueError(
@@ -103,7 +108,12 @@ class RDFGraph:
         unknown = set(self.core_types) - set(self.node_type_names)
         if unknown:
             raise ValueError(f"`core_types` names unknown categories {sorted(unknown)}")
-        self.masks: dict[str, Tensor] = {}
+
+    def _checked_masks(self, masks: Mapping[str, Tensor]) -> dict[str, Tensor]:
+        r"""The split masks (missing ones empty): one entry per node, labelled
+        nodes only, disjoint."""
+        n = len(self.node_names)
+        out: dict[str, Tensor] = {}
         for key in MASKS:
             m = masks.get(key, torch.zeros(n, dtype=torch.bool))
             m = torch.as_tensor(m, dtype=torch.bool)
@@ -111,16 +121,15 @@ class RDFGraph:
                 raise ValueError(f"`{key}` must have {n} entries (got {m.numel()})")
             if bool((self.y[m] < 0).any()):
                 raise ValueError(f"`{key}` selects a node without a label")
-            self.masks[key] = m
+            out[key] = m
         overlap = (
-            self.masks["train_mask"].int()
-            + self.masks["valid_mask"].int()
-            + self.masks["test_mask"].int()
+            out["train_mask"].int() + out["valid_mask"].int() + out["test_mask"].int()
         )
         if bool((overlap > 1).any()):
             raise ValueError(
                 "`train_mask`, `valid_mask` and `test_mask` must be disjoint"
             )
+        return out
 
     # ---------------------------------------------------------------- sizes
     @property

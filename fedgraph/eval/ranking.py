@@ -125,6 +125,70 @@ def realistic_ranks(scores: Tensor, target: Tensor) -> Tensor:
     return ranks
 
 
+def _columns(
+    n_ent: int,
+    candidates: Tensor | None,
+    exclude: Tensor | None,
+    device: torch.device,
+) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
+    r"""The sorted unique ``candidates`` on ``device``, the map entity →
+    score column (:obj:`None`: all entities, column = id) and the columns of
+    the ``exclude``d entities among them."""
+    if candidates is None:
+        col_of = None
+    else:
+        candidates = torch.unique(candidates.long().to(device))
+        col_of = torch.full((n_ent,), -1, dtype=torch.long, device=device)
+        col_of[candidates] = torch.arange(candidates.numel(), device=device)
+    ex_col = None
+    if exclude is not None:
+        ex_col = exclude.long().to(device)
+        if col_of is not None:
+            ex_col = col_of[ex_col]
+            ex_col = ex_col[ex_col >= 0]
+    return candidates, col_of, ex_col
+
+
+def _filtered_scores(
+    model: KGEModel,
+    batch: Tensor,
+    direction: str,
+    candidates: Tensor | None,
+    col_of: Tensor | None,
+    filter: TripleFilter | None,
+    ex_col: Tensor | None,
+) -> tuple[Tensor, Tensor]:
+    r"""The ``[b, C]`` scores of one batch's ``direction`` queries with the
+    filtered answers and excluded entities masked (the target's own score
+    kept), and each target's column."""
+    h, r, t = batch.unbind(1)
+    if direction == "tail":
+        scores = model.score_t(h, r, candidates)
+        anchor, target = h, t
+    else:
+        scores = model.score_h(r, t, candidates)
+        anchor, target = t, h
+    scores = scores.float().clone()
+    col = target if col_of is None else col_of[target]
+    if bool((col < 0).any()):
+        bad = target[col < 0][0].item()
+        raise ValueError(
+            f"Target entity {bad} of a {direction} query is not among `candidates`"
+        )
+    rows = torch.arange(batch.size(0), device=batch.device)
+    own = scores[rows, col].clone()
+    if filter is not None:
+        f_row, f_ent = filter.true_answers(anchor, r, direction)
+        f_col = f_ent if col_of is None else col_of[f_ent]
+        keep = f_col >= 0
+        scores[f_row[keep], f_col[keep]] = float("-inf")
+    if ex_col is not None:
+        scores[:, ex_col] = float("-inf")
+    if filter is not None or ex_col is not None:
+        scores[rows, col] = own
+    return scores, col
+
+
 @torch.no_grad()
 def rank_triples(
     model: KGEModel,
@@ -166,19 +230,9 @@ def rank_triples(
     triples = triples.long().to(device)
     if filter is not None:
         filter = filter.to(device)
-    n_ent = model.num_entities
-    if candidates is None:
-        col_of = None
-    else:
-        candidates = torch.unique(candidates.long().to(device))
-        col_of = torch.full((n_ent,), -1, dtype=torch.long, device=device)
-        col_of[candidates] = torch.arange(candidates.numel(), device=device)
-    ex_col = None
-    if exclude is not None:
-        ex_col = exclude.long().to(device)
-        if col_of is not None:
-            ex_col = col_of[ex_col]
-            ex_col = ex_col[ex_col >= 0]
+    candidates, col_of, ex_col = _columns(
+        model.num_entities, candidates, exclude, device
+    )
     was_training = model.training
     model.eval()
     for direction in directions:
@@ -188,32 +242,9 @@ def rank_triples(
             )
         for start in range(0, triples.size(0), batch_size):
             batch = triples[start : start + batch_size]
-            h, r, t = batch.unbind(1)
-            if direction == "tail":
-                scores = model.score_t(h, r, candidates)
-                anchor, target = h, t
-            else:
-                scores = model.score_h(r, t, candidates)
-                anchor, target = t, h
-            scores = scores.float().clone()
-            col = target if col_of is None else col_of[target]
-            if bool((col < 0).any()):
-                bad = target[col < 0][0].item()
-                raise ValueError(
-                    f"Target entity {bad} of a {direction} query is not among "
-                    "`candidates`"
-                )
-            rows = torch.arange(batch.size(0), device=device)
-            own = scores[rows, col].clone()
-            if filter is not None:
-                f_row, f_ent = filter.true_answers(anchor, r, direction)
-                f_col = f_ent if col_of is None else col_of[f_ent]
-                keep = f_col >= 0
-                scores[f_row[keep], f_col[keep]] = float("-inf")
-            if ex_col is not None:
-                scores[:, ex_col] = float("-inf")
-            if filter is not None or ex_col is not None:
-                scores[rows, col] = own
+            scores, col = _filtered_scores(
+                model, batch, direction, candidates, col_of, filter, ex_col
+            )
             state.update(realistic_ranks(scores, col), direction)
             advance(batch.size(0))  # the open progress bar, if any
     model.train(was_training)

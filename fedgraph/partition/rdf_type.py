@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
+from torch import Tensor
 
 from fedgraph.data.rdf_graph import MASKS, RDFGraph
 from fedgraph.partition.base import Partitioner
@@ -67,18 +68,13 @@ class RDFTypePartitioner(Partitioner):
             "types": self.types,
         }
 
-    def __call__(self, graph: RDFGraph) -> FederatedRDF:
-        if not isinstance(graph, RDFGraph):
-            raise ValueError(
-                f"`graph` must be an RDFGraph (got {type(graph).__name__})"
-            )
-        check_num_clients(self.num_clients, graph)
+    def _candidates(self, graph: RDFGraph, unlabelled: Tensor) -> Tensor:
+        r"""The sorted ids of the pool's categories that have unlabelled nodes
+        (at least ``num_types`` of them)."""
         pool_names = self.types if self.types is not None else graph.core_types
         unknown = set(pool_names) - set(graph.node_type_names)
         if unknown:
             raise ValueError(f"`types` names unknown categories {sorted(unknown)}")
-        gen = torch.Generator().manual_seed(int(self.seed))
-        unlabelled = ~graph.labelled_mask
         pool_ids = torch.tensor(
             [graph.node_type_names.index(t) for t in pool_names], dtype=torch.long
         )
@@ -89,6 +85,32 @@ class RDFTypePartitioner(Partitioner):
                 f"`num_types`={self.num_types} but the unlabelled nodes have only "
                 f"{candidates.numel()} eligible categories"
             )
+        return candidates
+
+    def _sample_nodes(
+        self, candidates: Tensor, by_type: dict[int, Tensor], gen: torch.Generator
+    ) -> list[Tensor]:
+        r"""One client's draw: ``num_types`` categories, and of each a uniform
+        number (0 to all) of its unlabelled nodes, uniformly."""
+        picked = candidates[
+            torch.randperm(candidates.numel(), generator=gen)[: self.num_types]
+        ]
+        chosen = []
+        for t in picked.tolist():
+            nodes = by_type[t]
+            k = int(torch.randint(0, nodes.numel() + 1, (1,), generator=gen))
+            chosen.append(nodes[torch.randperm(nodes.numel(), generator=gen)[:k]])
+        return chosen
+
+    def __call__(self, graph: RDFGraph) -> FederatedRDF:
+        if not isinstance(graph, RDFGraph):
+            raise ValueError(
+                f"`graph` must be an RDFGraph (got {type(graph).__name__})"
+            )
+        check_num_clients(self.num_clients, graph)
+        gen = torch.Generator().manual_seed(int(self.seed))
+        unlabelled = ~graph.labelled_mask
+        candidates = self._candidates(graph, unlabelled)
         by_type = {
             int(t): (unlabelled & (graph.node_type == t)).nonzero().view(-1)
             for t in candidates.tolist()
@@ -101,14 +123,7 @@ class RDFTypePartitioner(Partitioner):
         test = graph.test_mask.nonzero().view(-1)
         shards = []
         for i in range(self.num_clients):
-            picked = candidates[
-                torch.randperm(candidates.numel(), generator=gen)[: self.num_types]
-            ]
-            chosen = []
-            for t in picked.tolist():
-                nodes = by_type[t]
-                k = int(torch.randint(0, nodes.numel() + 1, (1,), generator=gen))
-                chosen.append(nodes[torch.randperm(nodes.numel(), generator=gen)[:k]])
+            chosen = self._sample_nodes(candidates, by_type, gen)
             masks = {k: torch.zeros(graph.num_nodes, dtype=torch.bool) for k in MASKS}
             masks["train_mask"][parts["train_mask"][i]] = True
             masks["valid_mask"][parts["valid_mask"][i]] = True

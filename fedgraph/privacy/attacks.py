@@ -159,6 +159,170 @@ def _corrupt(
     return out[~todo]
 
 
+def _guess(
+    out: dict[str, Any], targets: Tensor, gen: torch.Generator
+) -> dict[str, Any]:
+    r"""The attack without entity rows: a coin flip per target and negative."""
+    coin = torch.rand(2 * targets.size(0), generator=gen)
+    truth = torch.arange(2 * targets.size(0)) < targets.size(0)
+    out.update(binary_metrics(coin > 0.5, truth, coin))
+    out.update(target_triples=int(targets.size(0)), negatives=int(targets.size(0)))
+    out["note"] = "no entity rows reach the server: the attacker guesses"
+    return out
+
+
+def _to_local(t: Tensor, local: Tensor) -> Tensor:
+    r"""``t`` with its entities renumbered by ``local`` (global → row)."""
+    t = t.clone()
+    t[:, 0], t[:, 2] = local[t[:, 0]], local[t[:, 2]]
+    return t
+
+
+def _seen(t: Tensor, local: Tensor) -> Tensor:
+    r"""Which triples of ``t`` have both entities among the rows."""
+    return (local[t[:, 0]] >= 0) & (local[t[:, 2]] >= 0)
+
+
+def _fit_relations(
+    rows: Tensor,
+    n: int,
+    known_l: Tensor,
+    gen: torch.Generator,
+    common: dict[str, Any],
+) -> Any:
+    r"""A ``model`` over the uploaded entity ``rows`` (frozen) whose relation
+    embeddings are fitted to the known triples (``known_l``, row ids) against
+    random corruptions (``n``: the number of rows; ``common``:
+    :func:`triple_inference`'s settings)."""
+    from fedgraph.models.kge import resolve_model
+
+    model, num_relations, gamma = (
+        common[k] for k in ("model", "num_relations", "gamma")
+    )
+    seed, steps, lr = common["seed"], common["steps"], common["lr"]
+    num_negatives = common["num_negatives"]
+
+    with torch.random.fork_rng(devices=[]):  # the caller's global RNG untouched
+        torch.manual_seed(int(seed))
+        kge = resolve_model(
+            model,
+            n,
+            num_relations,
+            rows.size(1) // _width_factor(model),
+            gamma=gamma,
+        )
+    with torch.no_grad():
+        kge.entity_embedding.weight.copy_(rows)
+    kge.entity_embedding.weight.requires_grad_(False)
+    opt = torch.optim.Adam(kge.relation_embedding.parameters(), lr=lr)
+    for _ in range(steps):
+        neg = known_l.repeat(num_negatives, 1)
+        side = torch.randint(0, 2, (neg.size(0),), generator=gen) * 2
+        neg[torch.arange(neg.size(0)), side] = torch.randint(
+            0, n, (neg.size(0),), generator=gen
+        )
+        pos_s = kge.score_hrt(known_l[:, 0], known_l[:, 1], known_l[:, 2])
+        neg_s = kge.score_hrt(neg[:, 0], neg[:, 1], neg[:, 2])
+        loss = -F.logsigmoid(pos_s).mean() - F.logsigmoid(-neg_s).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return kge
+
+
+def _score_targets(
+    kge: Any,
+    known_l: Tensor,
+    targets: Tensor,
+    ids: Tensor,
+    local: Tensor,
+    gen: torch.Generator,
+    exclude: Any,
+    num_entities: int,
+    num_relations: int,
+) -> tuple[float, Tensor, Tensor, Tensor, Tensor]:
+    r"""The decision threshold (best accuracy on the known triples against
+    the attacker's corruptions), and the scores of the unknown training
+    triples the rows cover and of as many true negatives, with the truth."""
+    cand_local = torch.arange(ids.numel())
+    with torch.no_grad():
+        # threshold: best accuracy on the known triples vs the attacker's corruptions
+        own_neg = _corrupt(known_l, cand_local, gen, None, ids.numel(), num_relations)
+        s_pos = kge.score_hrt(known_l[:, 0], known_l[:, 1], known_l[:, 2])
+        s_neg = kge.score_hrt(own_neg[:, 0], own_neg[:, 1], own_neg[:, 2])
+        s = torch.cat([s_pos, s_neg])
+        y = torch.cat([torch.ones_like(s_pos), torch.zeros_like(s_neg)]).bool()
+        threshold = best_threshold(s, y)
+        # evaluation: unknown training triples vs as many true negatives
+        targets = targets[_seen(targets, local)]
+        negatives = _corrupt(targets, ids, gen, exclude, num_entities, num_relations)
+        evald = torch.cat([targets, negatives])
+        truth = torch.arange(evald.size(0)) < targets.size(0)
+        el = _to_local(evald, local)
+        scores = (
+            torch.cat(
+                [
+                    kge.score_hrt(
+                        el[i : i + 65536, 0], el[i : i + 65536, 1], el[i : i + 65536, 2]
+                    )
+                    for i in range(0, el.size(0), 65536)
+                ]
+            )
+            if el.size(0)
+            else torch.empty(0)
+        )
+    return threshold, targets, negatives, scores, truth
+
+
+def _prepare(
+    view: ServerView,
+    train_triples: Tensor,
+    all_triples: Tensor,
+    common: dict[str, Any],
+) -> tuple[torch.Generator, Tensor, Tensor, Any, dict[str, Any]]:
+    r"""The attack's generator, the known share of the training triples and
+    the rest (the targets), the triples never used as negatives, and the
+    report's header (``common``: :func:`triple_inference`'s settings)."""
+    known_fraction, seed = common["known_fraction"], common["seed"]
+    num_entities, num_relations = common["num_entities"], common["num_relations"]
+    if not 0 < known_fraction < 1:
+        raise ValueError(f"`known_fraction` must lie in (0, 1) (got {known_fraction})")
+    baseline = {"precision": 0.5, "recall": 0.5, "f1": 0.5, "accuracy": 0.5, "auc": 0.5}
+    gen = torch.Generator().manual_seed(int(seed))
+    train = train_triples.long()
+    perm = torch.randperm(train.size(0), generator=gen)
+    n_known = max(1, int(round(known_fraction * train.size(0))))
+    known, targets = train[perm[:n_known]], train[perm[n_known:]]
+    exclude = _keys(all_triples, num_entities, num_relations)
+    out: dict[str, Any] = {
+        "source": view.source,
+        "known_triples": int(known.size(0)),
+        "baseline": baseline,
+    }
+    return gen, known, targets, exclude, out
+
+
+def _knowledge_only(
+    ids: Tensor,
+    rows: Tensor,
+    train_triples: Tensor,
+    all_triples: Tensor,
+    common: dict[str, Any],
+) -> dict[str, float]:
+    r"""The attack with the rows replaced by i.i.d. Gaussian rows of the same
+    scale: what the attacker's knowledge alone achieves."""
+    g = torch.Generator().manual_seed(int(common["seed"]) + 1)
+    noise = torch.randn(rows.shape, generator=g) * rows.std()
+    blind = triple_inference(
+        ServerView(ids, noise, "none", None),
+        train_triples,
+        all_triples,
+        **common,
+        knowledge_baseline=False,
+    )
+    return {k: blind[k] for k in ("precision", "recall", "f1", "accuracy", "auc")}
+
+
 def triple_inference(
     view: ServerView,
     train_triples: Tensor,
@@ -199,118 +363,37 @@ def triple_inference(
         dict: ``precision``, ``recall``, ``f1``, ``accuracy``, ``auc``, the
         counts, ``baseline`` (a random guess) and ``knowledge_only``.
     """
-    from fedgraph.models.kge import resolve_model
 
-    if not 0 < known_fraction < 1:
-        raise ValueError(f"`known_fraction` must lie in (0, 1) (got {known_fraction})")
-    baseline = {"precision": 0.5, "recall": 0.5, "f1": 0.5, "accuracy": 0.5, "auc": 0.5}
-    gen = torch.Generator().manual_seed(int(seed))
-    train = train_triples.long()
-    perm = torch.randperm(train.size(0), generator=gen)
-    n_known = max(1, int(round(known_fraction * train.size(0))))
-    known, targets = train[perm[:n_known]], train[perm[n_known:]]
-    exclude = _keys(all_triples, num_entities, num_relations)
-    out: dict[str, Any] = {
-        "source": view.source,
-        "known_triples": int(known.size(0)),
-        "baseline": baseline,
-    }
+    common = dict(
+        num_entities=num_entities,
+        num_relations=num_relations,
+        model=model,
+        gamma=gamma,
+        known_fraction=known_fraction,
+        steps=steps,
+        lr=lr,
+        num_negatives=num_negatives,
+        seed=seed,
+    )
+    gen, known, targets, exclude, out = _prepare(
+        view, train_triples, all_triples, common
+    )
     if view.entity_rows is None or view.entity_ids is None:
-        # nothing to score with: the attacker can only guess
-        coin = torch.rand(2 * targets.size(0), generator=gen)
-        truth = torch.arange(2 * targets.size(0)) < targets.size(0)
-        out.update(binary_metrics(coin > 0.5, truth, coin))
-        out.update(target_triples=int(targets.size(0)), negatives=int(targets.size(0)))
-        out["note"] = "no entity rows reach the server: the attacker guesses"
-        return out
+        return _guess(out, targets, gen)  # nothing to score with
     ids = view.entity_ids.long()
     local = torch.full((num_entities,), -1, dtype=torch.long)
     local[ids] = torch.arange(ids.numel())
     rows = view.entity_rows.detach().float()
-
-    def to_local(t: Tensor) -> Tensor:
-        t = t.clone()
-        t[:, 0], t[:, 2] = local[t[:, 0]], local[t[:, 2]]
-        return t
-
-    def seen(t: Tensor) -> Tensor:
-        return (local[t[:, 0]] >= 0) & (local[t[:, 2]] >= 0)
-
-    known_l = to_local(known[seen(known)])
-    with torch.random.fork_rng(devices=[]):  # the caller's global RNG untouched
-        torch.manual_seed(int(seed))
-        kge = resolve_model(
-            model,
-            ids.numel(),
-            num_relations,
-            rows.size(1) // _width_factor(model),
-            gamma=gamma,
-        )
-    with torch.no_grad():
-        kge.entity_embedding.weight.copy_(rows)
-    kge.entity_embedding.weight.requires_grad_(False)
-    opt = torch.optim.Adam(kge.relation_embedding.parameters(), lr=lr)
-    cand_local = torch.arange(ids.numel())
-    for _ in range(steps):
-        neg = known_l.repeat(num_negatives, 1)
-        side = torch.randint(0, 2, (neg.size(0),), generator=gen) * 2
-        neg[torch.arange(neg.size(0)), side] = torch.randint(
-            0, ids.numel(), (neg.size(0),), generator=gen
-        )
-        pos_s = kge.score_hrt(known_l[:, 0], known_l[:, 1], known_l[:, 2])
-        neg_s = kge.score_hrt(neg[:, 0], neg[:, 1], neg[:, 2])
-        loss = -F.logsigmoid(pos_s).mean() - F.logsigmoid(-neg_s).mean()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    with torch.no_grad():
-        # threshold: best accuracy on the known triples vs the attacker's corruptions
-        own_neg = _corrupt(known_l, cand_local, gen, None, ids.numel(), num_relations)
-        s_pos = kge.score_hrt(known_l[:, 0], known_l[:, 1], known_l[:, 2])
-        s_neg = kge.score_hrt(own_neg[:, 0], own_neg[:, 1], own_neg[:, 2])
-        s = torch.cat([s_pos, s_neg])
-        y = torch.cat([torch.ones_like(s_pos), torch.zeros_like(s_neg)]).bool()
-        threshold = best_threshold(s, y)
-        # evaluation: unknown training triples vs as many true negatives
-        targets = targets[seen(targets)]
-        negatives = _corrupt(targets, ids, gen, exclude, num_entities, num_relations)
-        evald = torch.cat([targets, negatives])
-        truth = torch.arange(evald.size(0)) < targets.size(0)
-        el = to_local(evald)
-        scores = (
-            torch.cat(
-                [
-                    kge.score_hrt(
-                        el[i : i + 65536, 0], el[i : i + 65536, 1], el[i : i + 65536, 2]
-                    )
-                    for i in range(0, el.size(0), 65536)
-                ]
-            )
-            if el.size(0)
-            else torch.empty(0)
-        )
+    known_l = _to_local(known[_seen(known, local)], local)
+    kge = _fit_relations(rows, ids.numel(), known_l, gen, common)
+    threshold, targets, negatives, scores, truth = _score_targets(
+        kge, known_l, targets, ids, local, gen, exclude, num_entities, num_relations
+    )
     out.update(binary_metrics(scores >= threshold, truth, scores))
     if knowledge_baseline:
-        g = torch.Generator().manual_seed(int(seed) + 1)
-        noise = torch.randn(rows.shape, generator=g) * rows.std()
-        blind = triple_inference(
-            ServerView(ids, noise, "none", None),
-            train_triples,
-            all_triples,
-            num_entities=num_entities,
-            num_relations=num_relations,
-            model=model,
-            gamma=gamma,
-            known_fraction=known_fraction,
-            steps=steps,
-            lr=lr,
-            num_negatives=num_negatives,
-            seed=seed,
-            knowledge_baseline=False,
+        out["knowledge_only"] = _knowledge_only(
+            ids, rows, train_triples, all_triples, common
         )
-        out["knowledge_only"] = {
-            k: blind[k] for k in ("precision", "recall", "f1", "accuracy", "auc")
-        }
     out.update(
         threshold=threshold,
         target_triples=int(targets.size(0)),

@@ -79,6 +79,60 @@ def server_views(
     return int(rec["round"]), views
 
 
+def _recorded_settings(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    r"""The settings of the ``fedgraph train`` run in ``run_dir`` and its
+    privacy settings (it must have recorded its uploads)."""
+    meta_file = run_dir / "progress.json"
+    if not meta_file.is_file():
+        raise FileNotFoundError(
+            f"{meta_file} not found: is `{run_dir}` a `fedgraph train` run?"
+        )
+    meta = json.loads(meta_file.read_text())["settings"]
+    privacy = meta.get("privacy") or {}
+    if not privacy.get("record_uploads"):
+        raise ValueError(
+            f"`{run_dir}` did not record uploads: train with --record-uploads"
+        )
+    return meta, privacy
+
+
+def _attack_client(
+    attack: str,
+    view: Any,
+    shard: Any,
+    fed: Any,
+    meta: dict[str, Any],
+    known_fraction: float,
+    seed: int,
+) -> dict[str, Any]:
+    r"""``attack`` on one client from the server's ``view`` of it."""
+    c = int(shard.client_id)
+    if attack == "triple-inference":
+        splits = [s for s in ("train", "valid", "test") if s in shard.graph.split_names]
+        return triple_inference(
+            view,
+            shard.global_triples("train"),
+            torch.cat([shard.global_triples(s) for s in splits]),
+            num_entities=fed.num_entities,
+            num_relations=fed.num_relations,
+            model=meta.get("model", "transe"),
+            gamma=float(meta.get("gamma", 9.0)),
+            known_fraction=known_fraction,
+            seed=seed * 7919 + c,
+        )
+    return membership_inference(view, shard.entity_ids, fed.num_entities)
+
+
+def _mean_of(rows: list[dict[str, float]]) -> dict[str, float]:
+    r"""Each metric's mean over the clients where it is defined (AUC: both
+    classes)."""
+    out = {}
+    for k in ("precision", "recall", "f1", "accuracy", "auc"):
+        vals = [float(r[k]) for r in rows if k in r and not math.isnan(float(r[k]))]
+        out[k] = sum(vals) / len(vals) if vals else float("nan")
+    return out
+
+
 def run_audit(
     run_dir: str | os.PathLike[str],
     attack: str,
@@ -95,17 +149,7 @@ def run_audit(
     if attack not in ATTACKS:
         raise ValueError(f"`--attack` must be one of {list(ATTACKS)} (got {attack!r})")
     run_dir = Path(run_dir)
-    meta_file = run_dir / "progress.json"
-    if not meta_file.is_file():
-        raise FileNotFoundError(
-            f"{meta_file} not found: is `{run_dir}` a `fedgraph train` run?"
-        )
-    meta = json.loads(meta_file.read_text())["settings"]
-    privacy = meta.get("privacy") or {}
-    if not privacy.get("record_uploads"):
-        raise ValueError(
-            f"`{run_dir}` did not record uploads: train with --record-uploads"
-        )
+    meta, privacy = _recorded_settings(run_dir)
     fed = load_kge_federation(meta["data"] if data is None else data)
     rnd, views = server_views(run_dir, fed, privacy, server_round)
     clients = {}
@@ -113,39 +157,13 @@ def run_audit(
         c = int(shard.client_id)
         if c not in views:
             continue
-        if attack == "triple-inference":
-            splits = [
-                s for s in ("train", "valid", "test") if s in shard.graph.split_names
-            ]
-            res = triple_inference(
-                views[c],
-                shard.global_triples("train"),
-                torch.cat([shard.global_triples(s) for s in splits]),
-                num_entities=fed.num_entities,
-                num_relations=fed.num_relations,
-                model=meta.get("model", "transe"),
-                gamma=float(meta.get("gamma", 9.0)),
-                known_fraction=known_fraction,
-                seed=seed * 7919 + c,
-            )
-        else:
-            res = membership_inference(views[c], shard.entity_ids, fed.num_entities)
+        res = _attack_client(attack, views[c], shard, fed, meta, known_fraction, seed)
         clients[str(c)] = res
-    keys = ("precision", "recall", "f1", "accuracy", "auc")
-
-    def mean_of(rows: list[dict[str, float]]) -> dict[str, float]:
-        # over the clients where the metric is defined (AUC: both classes)
-        out = {}
-        for k in keys:
-            vals = [float(r[k]) for r in rows if k in r and not math.isnan(float(r[k]))]
-            out[k] = sum(vals) / len(vals) if vals else float("nan")
-        return out
-
-    mean = mean_of(list(clients.values()))
-    base = mean_of([r["baseline"] for r in clients.values()])
+    mean = _mean_of(list(clients.values()))
+    base = _mean_of([r["baseline"] for r in clients.values()])
     extra = {}
     if attack == "triple-inference":
-        extra["knowledge_only"] = mean_of(
+        extra["knowledge_only"] = _mean_of(
             [r["knowledge_only"] for r in clients.values() if "knowledge_only" in r]
         )
     return {

@@ -105,16 +105,9 @@ def _federated_curves(
     return curve, comm_curve
 
 
-def load_run(path: str | os.PathLike[str]) -> RunSummary:
-    r"""Reads a run folder (or a results JSON) into a :class:`RunSummary`.
-
-    Raises:
-        FileNotFoundError: if ``path`` does not exist or holds neither
-            ``results.json`` nor ``progress.json``.
-        ValueError: if the file there is not a fedgraph results or progress
-            file.
-    """
-    path = Path(path)
+def _read_run_file(path: Path) -> tuple[Path, str, dict[str, Any]]:
+    r"""The results (else progress) file of the run at ``path`` (a folder or
+    a file), the run's label and the file's content."""
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist")
     if path.is_dir():
@@ -140,6 +133,19 @@ def load_run(path: str | os.PathLike[str]) -> RunSummary:
         raise ValueError(
             f"{file}: not a fedgraph results or progress file (no 'history')"
         )
+    return file, label, doc
+
+
+def load_run(path: str | os.PathLike[str]) -> RunSummary:
+    r"""Reads a run folder (or a results JSON) into a :class:`RunSummary`.
+
+    Raises:
+        FileNotFoundError: if ``path`` does not exist or holds neither
+            ``results.json`` nor ``progress.json``.
+        ValueError: if the file there is not a fedgraph results or progress
+            file.
+    """
+    file, label, doc = _read_run_file(Path(path))
     history = doc["history"]
     settings = dict(doc.get("settings") or {})
     baseline = bool(history) and isinstance(history[0], list)
@@ -238,19 +244,15 @@ def clients_table(runs: Sequence[RunSummary]) -> str:
     return "\n".join(lines)
 
 
-def write_report(
-    runs: Sequence[RunSummary], out: str | os.PathLike[str], fmt: str = "png"
-) -> list[Path]:
-    r"""Writes into ``out``: ``report.md`` (the two tables and the figures),
-    ``curves.{fmt}`` (validation MRR per round), ``communication.{fmt}``
-    (validation MRR against parameters communicated, when a run communicated)
-    and ``clients.{fmt}`` (per-client test MRR). Returns the files written."""
-    from fedgraph.report.plots import grouped_bars, line_plot
+def _curve_plots(
+    runs: Sequence[RunSummary], out: Path, fmt: str
+) -> tuple[list[Path], list[str]]:
+    r"""The validation curves and, when a run communicated, validation MRR
+    against communication: the files written and the report's lines."""
+    from fedgraph.report.plots import line_plot
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    md = ["# Runs compared", "", runs_table(runs), ""]
+    md: list[str] = []
     curves = {}
     for r in runs:
         if r.curve:
@@ -282,6 +284,17 @@ def write_report(
             )
         )
         md += [f"![MRR against communication](communication.{fmt})", ""]
+    return written, md
+
+
+def _client_bars(
+    runs: Sequence[RunSummary], out: Path, fmt: str
+) -> tuple[list[Path], list[str]]:
+    r"""The per-client test MRR of the finished runs (figure and table)."""
+    from fedgraph.report.plots import grouped_bars
+
+    written: list[Path] = []
+    md: list[str] = []
     done = [r for r in runs if r.clients]
     if done:
         n = max(len(r.clients) for r in done)
@@ -306,6 +319,24 @@ def write_report(
             f"![per-client test MRR](clients.{fmt})",
             "",
         ]
+    return written, md
+
+
+def write_report(
+    runs: Sequence[RunSummary], out: str | os.PathLike[str], fmt: str = "png"
+) -> list[Path]:
+    r"""Writes into ``out``: ``report.md`` (the two tables and the figures),
+    ``curves.{fmt}`` (validation MRR per round), ``communication.{fmt}``
+    (validation MRR against parameters communicated, when a run communicated)
+    and ``clients.{fmt}`` (per-client test MRR). Returns the files written."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    md = ["# Runs compared", "", runs_table(runs), ""]
+    for step in (_curve_plots, _client_bars):
+        files, lines = step(runs, out, fmt)
+        written += files
+        md += lines
     md += ["## Commands", ""]
     for r in runs:
         cmd = r.settings.get("command")

@@ -74,6 +74,21 @@ def _client_excluded(shard: Any, protocol: EvalProtocol) -> torch.Tensor | None:
     return None if local is None else shard.entity_ids[local]
 
 
+def _check_setting(setting: str) -> None:
+    if setting not in ("independent", "centralized"):
+        raise ValueError(
+            f"`setting` must be 'independent' or 'centralized' (got {setting!r})"
+        )
+
+
+def _graphs(fkg: Any, setting: str) -> list[KnowledgeGraph]:
+    r"""The graphs trained: each client's (Independent) or their union
+    (Centralized)."""
+    if setting == "independent":
+        return [s.graph for s in fkg]
+    return [_centralized_graph(fkg)]
+
+
 def run_baseline(
     data: str | os.PathLike[str],
     *,
@@ -101,95 +116,32 @@ def run_baseline(
     folder when ``data`` is an already loaded federation).
     """
     protocol = resolve_protocol(protocol)
-    if setting not in ("independent", "centralized"):
-        raise ValueError(
-            f"`setting` must be 'independent' or 'centralized' (got {setting!r})"
-        )
+    _check_setting(setting)
     out = Path(out)
     fkg = _load_federated(data)
     t_start = time.perf_counter()
-    states: list[LinkPredState] = []
-    history, epochs, secs = [], [], []
-    graphs = (
-        [s.graph for s in fkg]
-        if setting == "independent"
-        else [_centralized_graph(fkg)]
+    graphs = _graphs(fkg, setting)
+    spec = (model, hidden_channels, gamma)
+    trained, history, epochs, secs = _train_each(
+        graphs, setting, spec, out, protocol, log, trainer_kwargs
     )
-    trained: list[KGETrainer] = []
-    for i, graph in enumerate(graphs):
-        torch.manual_seed(trainer_kwargs.get("seed", 0) + i)
-        m = resolve_model(
-            model, graph.num_entities, graph.num_relations, hidden_channels, gamma=gamma
-        )
-        tr = KGETrainer(
-            m,
-            graph,
-            exclude=protocol.excluded_ids(graph),
-            directions=protocol.directions,
-            checkpoint=out / f"trainer{i}.pt",
-            log=f"{setting}{i}" if log else None,
-            **trainer_kwargs,
-        )
-        info = tr.fit()
-        trained.append(tr)
-        history.append(info["history"])
-        epochs.append(info["epochs"])
-        secs.append(tr.train_seconds / max(1, info["epochs"]))
     n_test = [s.graph.num_triples("test") for s in fkg]
     if setting == "independent":
         states = [tr.evaluate("test") for tr in trained]
     else:
-        tr = trained[0]
-        for shard in fkg:
-            g = shard.graph
-            glob = lambda t, s=shard: torch.stack(  # noqa: E731
-                [s.entity_ids[t[:, 0]], s.relation_ids[t[:, 1]], s.entity_ids[t[:, 2]]],
-                1,
-            )
-            flt = TripleFilter(
-                glob(g.all_triples(("train", "valid", "test"))),
-                fkg.num_entities,
-                fkg.num_relations,
-            )
-            states.append(
-                rank_triples(
-                    tr.model,
-                    glob(g.triples("test")),
-                    filter=flt,
-                    candidates=shard.entity_ids,
-                    directions=tr.directions,
-                    exclude=_client_excluded(shard, protocol),
-                )
-            )
+        states = _rank_centralized(trained[0], fkg, protocol)
     from fedgraph.eval.results import summarize, write_results
 
     weighted, clients = summarize(states, n_test)
     for i, c in enumerate(clients):
         j = i if setting == "independent" else 0
         c["best_epoch"], c["epochs"] = trained[j].best_epoch, epochs[j]
-    t0 = trained[0]
     settings = {
         "setting": setting,
         "data": str(data) if data_name is None else data_name,
         "model": model,
-        "hidden_channels": hidden_channels,
-        "gamma": gamma,
-        "loss": repr(t0.loss),
-        "lr": t0.optimizer.param_groups[0]["lr"],
-        "batch_size": t0.batch_size,
-        "sampler": repr(t0.sampler),
-        "subsampling": t0.weights is not None,
-        "eval_every": t0.eval_every,
-        "patience": t0.patience,
-        "max_epochs": t0.max_epochs,
-        "candidates": "client-local "
-        + ("entities" if protocol.candidates == "entities" else "training entities"),
-        "filter": "client-local " + "+".join(t0.filter_splits),
-        "directions": list(t0.directions),
-        "modes": list(t0.modes),
-        "protocol": {**protocol.to_dict(), "model_scored": f"the {setting} model"},
-        "seed": t0.seed,
-        "device": str(t0.device),
+        **dict(hidden_channels=hidden_channels, gamma=gamma),
+        **_trainer_settings(trained[0], protocol, setting),
         "command": command,
         # a resumed run spans several calls: the sums over its checkpointed
         # history, and this call's own wall time
@@ -210,8 +162,100 @@ def run_baseline(
     return {"weighted": weighted, "clients": clients, "path": str(path)}
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    r"""``python -m fedgraph.runtime.baselines``: the baselines' CLI."""
+def _train_each(
+    graphs: Sequence[KnowledgeGraph],
+    setting: str,
+    spec: tuple[str, int, float],
+    out: Path,
+    protocol: EvalProtocol,
+    log: bool,
+    trainer_kwargs: dict[str, Any],
+) -> tuple[list[KGETrainer], list[Any], list[int], list[float]]:
+    r"""Trains (or resumes) one model per graph, checkpointing graph ``i``
+    under ``out/trainer{i}.pt``, evaluated under ``protocol`` (``spec``:
+    model name, width and margin). Returns the
+    trainers, each one's history, epochs and seconds per epoch."""
+    model, hidden_channels, gamma = spec
+    trained: list[KGETrainer] = []
+    history, epochs, secs = [], [], []
+    for i, graph in enumerate(graphs):
+        torch.manual_seed(trainer_kwargs.get("seed", 0) + i)
+        m = resolve_model(
+            model, graph.num_entities, graph.num_relations, hidden_channels, gamma=gamma
+        )
+        tr = KGETrainer(
+            m,
+            graph,
+            exclude=protocol.excluded_ids(graph),
+            directions=protocol.directions,
+            checkpoint=out / f"trainer{i}.pt",
+            log=f"{setting}{i}" if log else None,
+            **trainer_kwargs,
+        )
+        info = tr.fit()
+        trained.append(tr)
+        history.append(info["history"])
+        epochs.append(info["epochs"])
+        secs.append(tr.train_seconds / max(1, info["epochs"]))
+    return trained, history, epochs, secs
+
+
+def _rank_centralized(
+    tr: KGETrainer, fkg: Any, protocol: EvalProtocol
+) -> list[LinkPredState]:
+    r"""The centralized model ranks each client's test triples among that
+    client's candidates under ``protocol``, with the client's triples as
+    filter (global ids)."""
+    states: list[LinkPredState] = []
+    for shard in fkg:
+        g = shard.graph
+        glob = lambda t, s=shard: torch.stack(  # noqa: E731
+            [s.entity_ids[t[:, 0]], s.relation_ids[t[:, 1]], s.entity_ids[t[:, 2]]],
+            1,
+        )
+        flt = TripleFilter(
+            glob(g.all_triples(("train", "valid", "test"))),
+            fkg.num_entities,
+            fkg.num_relations,
+        )
+        states.append(
+            rank_triples(
+                tr.model,
+                glob(g.triples("test")),
+                filter=flt,
+                candidates=shard.entity_ids,
+                directions=tr.directions,
+                exclude=_client_excluded(shard, protocol),
+            )
+        )
+    return states
+
+
+def _trainer_settings(
+    t0: KGETrainer, protocol: EvalProtocol, setting: str
+) -> dict[str, Any]:
+    r"""The training and evaluation options of ``t0`` as results settings."""
+    return {
+        "loss": repr(t0.loss),
+        "lr": t0.optimizer.param_groups[0]["lr"],
+        "batch_size": t0.batch_size,
+        "sampler": repr(t0.sampler),
+        "subsampling": t0.weights is not None,
+        "eval_every": t0.eval_every,
+        "patience": t0.patience,
+        "max_epochs": t0.max_epochs,
+        "candidates": "client-local "
+        + ("entities" if protocol.candidates == "entities" else "training entities"),
+        "filter": "client-local " + "+".join(t0.filter_splits),
+        "directions": list(t0.directions),
+        "modes": list(t0.modes),
+        "protocol": {**protocol.to_dict(), "model_scored": f"the {setting} model"},
+        "seed": t0.seed,
+        "device": str(t0.device),
+    }
+
+
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m fedgraph.runtime.baselines",
         description=__doc__.splitlines()[0],
@@ -250,6 +294,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", default="runs/baseline")
     p.add_argument("--results", default=None)
     p.add_argument("--progress", action="store_true")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    r"""``python -m fedgraph.runtime.baselines``: the baselines' CLI."""
+    p = _parser()
     a = p.parse_args(argv)
     try:
         resolve_device(a.device, "`--device`")

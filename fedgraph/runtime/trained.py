@@ -37,6 +37,22 @@ class TrainedRun(NamedTuple):
     which_round: str  #: e.g. ``"round 60 (best valid)"``
 
 
+def _use_recorded_protocol(clients: dict[int, Any], meta: dict[str, Any]) -> None:
+    r"""Sets the evaluation protocol and training corruption the run recorded
+    on every client (a run recording no protocol name ran FedLU's: the
+    clients' default)."""
+    from fedgraph.models.kge import MODES
+
+    recorded = meta.get("protocol", {})
+    if "name" in recorded:  # a run recording no protocol name ran FedLU's
+        corrupt = meta.get("corrupt", "both")
+        for client in clients.values():
+            client.use_protocol(recorded["name"])
+            client.modes = ("tail-batch",) if corrupt == "tail" else MODES
+            if not meta.get("subsampling", True):
+                client.weights = None
+
+
 def load_trained_run(
     run_dir: Path,
     which: str = "best",
@@ -53,7 +69,6 @@ def load_trained_run(
     trained on."""
     from fedgraph.data.checkpoint import CheckpointError, load_checkpoint
     from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
-    from fedgraph.models.kge import MODES
 
     meta_file = run_dir / "progress.json"
     if not meta_file.is_file():
@@ -86,14 +101,7 @@ def load_trained_run(
     )
     fed = load_kge_federation(meta["data"] if data is None else data)
     strategy, clients = build_kge_federation(algorithm, fed, settings)
-    recorded = meta.get("protocol", {})
-    if "name" in recorded:  # a run recording no protocol name ran FedLU's
-        corrupt = meta.get("corrupt", "both")
-        for client in clients.values():
-            client.use_protocol(recorded["name"])
-            client.modes = ("tail-batch",) if corrupt == "tail" else MODES
-            if not meta.get("subsampling", True):
-                client.weights = None
+    _use_recorded_protocol(clients, meta)
     try:
         strategy.load_state_dict(state["strategy"])
         for c, cl in clients.items():

@@ -11,10 +11,11 @@ from scipy.optimize import linear_sum_assignment
 from fedgraph.data.rdf_graph import RDFGraph
 from fedgraph.federated.fedavg import FedAvg
 from fedgraph.federated.payload import Payload
-from fedgraph.federated.rgcn.client import RGCNClient, split_peers
+from fedgraph.federated.rgcn.client import RGCNClient
 from fedgraph.federated.rgcn.fedalign import FedAlign, SyncOnEvaluate
 from fedgraph.federated.rgcn.lipschitz import gradient_penalty
 from fedgraph.federated.rgcn.ot import alignment_term, basis_ot
+from fedgraph.federated.rgcn.terms import LipschitzTerm, split_peers
 from fedgraph.federated.separated import Separated
 from fedgraph.partition.rdf_shard import RDFShard
 from fedgraph.partition.rdf_type import RDFTypePartitioner
@@ -206,7 +207,10 @@ def test_penalty_gradient_is_clipped_to_norm(clip):
     c = clients[0]
     cfg = {"lipschitz-lambda": 10.0, "lipschitz-clip": clip}
     params = [p for p in c.model.parameters() if p.requires_grad]
-    loss, _, penalty = c.local_loss(cfg, {}, [])
+    terms = c.loss_terms(cfg, {})
+    assert [type(t) for t in terms] == [LipschitzTerm]
+    loss, _, apart = c.local_loss(terms)
+    penalty = apart[0][1]
     g_loss = torch.autograd.grad(loss, params, retain_graph=True, allow_unused=True)
     g_pen = torch.autograd.grad(penalty, params, allow_unused=True)
     zeros = [torch.zeros_like(p) for p in params]
@@ -216,7 +220,8 @@ def test_penalty_gradient_is_clipped_to_norm(clip):
     assert norm > 1e-3  # the toy penalty is active: the small clip binds
     scale = min(1.0, clip / norm)
     c.model.zero_grad()
-    loss, _, penalty = c.local_loss(cfg, {}, [])
-    assert c._backward(loss, penalty, clip) == pytest.approx(norm, rel=1e-5)
+    loss, _, apart = c.local_loss(terms)
+    norms = c._backward(loss, apart)
+    assert norms == {"gp_grad_norm": pytest.approx(norm, rel=1e-5)}
     for p, a, b in zip(params, g_loss, g_pen, strict=True):
         torch.testing.assert_close(p.grad, a + scale * b)

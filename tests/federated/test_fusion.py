@@ -2,8 +2,9 @@ import pytest
 import torch
 
 from fedgraph.eval.ranking import TripleFilter, rank_triples
-from fedgraph.federated.kge.fusion import ScoreFusion, fit_fusion
+from fedgraph.models.fusion import ScoreFusion
 from fedgraph.models.kge import TransE
+from fedgraph.training.fusion import fit_fusion
 
 
 def _oracle_and_noise():
@@ -68,8 +69,8 @@ def test_fuse_and_evaluate_ranks_each_model_as_the_client_does():
     import copy
 
     from fedgraph.eval.metrics import LinkPredState
-    from fedgraph.federated.kge.fusion import fuse_and_evaluate
     from fedgraph.federated.payload import Payload
+    from fedgraph.training.fusion import fuse_and_evaluate
 
     clients = _toy_clients()
     single = {c: copy.deepcopy(cl.model) for c, cl in clients.items()}
@@ -109,7 +110,7 @@ def test_fusing_a_model_with_itself_ranks_as_the_model():
     # positive weights on two equal scores keep the ranking: fused = single
     import copy
 
-    from fedgraph.federated.kge.fusion import fuse_and_evaluate
+    from fedgraph.training.fusion import fuse_and_evaluate
 
     clients = _toy_clients()
     single = {c: copy.deepcopy(cl.model) for c, cl in clients.items()}

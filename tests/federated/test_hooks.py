@@ -4,6 +4,7 @@ import ast
 import copy
 from pathlib import Path
 
+import pytest
 import torch
 from fedlu_toy import toy_federation
 
@@ -13,16 +14,36 @@ from fedgraph.federated.kge.fedec import ContrastiveTerm
 from fedgraph.federated.kge.fedprox import ProximalTerm
 from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
 from fedgraph.federated.loss_terms import LOSS_TERMS, LossTerm, active_terms
+from fedgraph.federated.rgcn.terms import (
+    AlignmentTerm,
+    BasesProximalTerm,
+    LipschitzTerm,
+)
+
+ALGORITHM_MODULES = {
+    "fedgraph.federated.fedprox",
+    "fedgraph.federated.kge.fedprox",
+    "fedgraph.federated.kge.fedec",
+    "fedgraph.federated.rgcn.fedalign",
+    "fedgraph.federated.rgcn.terms",
+    "fedgraph.federated.rgcn.ot",
+    "fedgraph.federated.rgcn.lipschitz",
+}
 
 
-def test_the_generic_client_names_no_algorithm():
-    src = Path(__file__).parents[2] / "fedgraph" / "federated" / "kge" / "client.py"
-    imported = {
-        node.module
-        for node in ast.walk(ast.parse(src.read_text()))
-        if isinstance(node, ast.ImportFrom)
+@pytest.mark.parametrize("family", ["kge", "rgcn"])
+def test_the_generic_client_names_no_algorithm(family):
+    src = Path(__file__).parents[2] / "fedgraph" / "federated" / family / "client.py"
+    tree = ast.parse(src.read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert not imported & ALGORITHM_MODULES
+    strings = {
+        n.value.lower()
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
     }
-    assert not imported & {"fedgraph.federated.fedprox", "fedgraph.federated.kge.fedec"}
+    keys = ("proximal-mu", "contrastive-mu", "fedalign-mu", "lipschitz-lambda")
+    assert not {k for k in keys if any(k in s for s in strings)}
 
 
 def test_terms_switch_on_from_the_config():
@@ -32,6 +53,34 @@ def test_terms_switch_on_from_the_config():
     assert [type(t) for t in terms] == [ProximalTerm]
     terms = active_terms({"contrastive-mu": 0.3}, received, None)
     assert [type(t) for t in terms] == [ContrastiveTerm]
+
+
+def test_rgcn_terms_switch_on_from_the_config():
+    bases = {"conv1.weight": torch.rand(2, 3)}
+    peer = {"peer0/conv1.weight": torch.rand(2, 3)}
+    cfg = {"proximal-mu": 1.0, "fedalign-mu": 10.0, "lipschitz-lambda": 2.0}
+    terms = active_terms(cfg, {**bases, **peer}, family="rgcn")
+    assert [type(t) for t in terms] == [BasesProximalTerm, AlignmentTerm, LipschitzTerm]
+    assert [t.weight for t in terms] == [0.5, 10.0, 2.0]
+    assert terms[2].clip is None and terms[2].own_gradient
+    # no bases received (separated training): no proximal term; no peers: no OT
+    terms = active_terms(cfg, {}, family="rgcn")
+    assert [type(t) for t in terms] == [LipschitzTerm]
+    # the KGE terms stay with the KGE client, and the reverse
+    assert active_terms({"contrastive-mu": 0.3}, bases, family="rgcn") == []
+    kge = active_terms(cfg, torch.rand(4, 3), torch.rand(4, 3))
+    assert [type(t) for t in kge] == [ProximalTerm]
+
+
+def test_bases_proximal_term_by_hand():
+    class _Model:
+        def bases(self):
+            return {"a": torch.tensor([1.0, 2.0]), "b": torch.tensor([3.0])}
+
+    received = {"a": torch.tensor([0.0, 0.0]), "peer0/a": torch.ones(2)}
+    (term,) = active_terms({"proximal-mu": 0.4}, received, family="rgcn")
+    assert float(term(_Model())) == 5.0  # (1 + 4); "b" was not received
+    assert term.weight == pytest.approx(0.2)
 
 
 class _Pull(LossTerm):

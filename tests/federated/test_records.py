@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from fedgraph.federated import Payload
-from fedgraph.federated.records import payload_to_recorddict, recorddict_to_payload
+from fedgraph.runtime.flower.records import payload_to_recorddict, recorddict_to_payload
 
 pytest.importorskip("flwr")
 

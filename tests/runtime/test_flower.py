@@ -27,7 +27,6 @@ from fedgraph.data.knowledge_graph import KnowledgeGraph  # noqa: E402
 from fedgraph.data.shard import FederatedKG, KGShard  # noqa: E402
 from fedgraph.federated import Payload  # noqa: E402
 from fedgraph.federated.kge.fedlu import FedLU  # noqa: E402
-from fedgraph.federated.kge.fusion import FusionSettings  # noqa: E402
 from fedgraph.federated.kge.setup import KGESettings, build_kge_federation  # noqa: E402
 from fedgraph.partition import save_partition  # noqa: E402
 from fedgraph.runtime import run_simulation  # noqa: E402
@@ -57,6 +56,7 @@ from fedgraph.runtime.flower.state import (  # noqa: E402
     records_to_state,
     state_to_records,
 )
+from fedgraph.training.fusion import FusionSettings  # noqa: E402
 
 ROUNDS, EVAL_EVERY = 4, 2
 # FedLU with the local tables' own random start: on this toy its validation

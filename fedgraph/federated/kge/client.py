@@ -248,7 +248,7 @@ class KGEClient(Client):
         candidates, its ranked directions, its filter unless
         ``filter`` is given) with ``model`` (default: the client's model; any
         object with the KGE scoring API, e.g. a
-        :class:`~fedgraph.federated.kge.fusion.ScoreFusion`)."""
+        :class:`~fedgraph.models.fusion.ScoreFusion`)."""
         return rank_triples(
             self.model if model is None else model,
             triples,

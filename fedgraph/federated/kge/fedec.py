@@ -110,7 +110,7 @@ class ContrastiveTerm(LossTerm):
         negative = previous if previous is not None else received
         return cls(contrastive_direction(received, negative), mu, tau)
 
-    def __call__(self, model: Any) -> Tensor:
+    def __call__(self, model: Any, **forward: Any) -> Tensor:
         w = model.entity_embedding.weight
         return contrastive_term(
             w, None, None, self.mu, self.tau, direction=self.direction

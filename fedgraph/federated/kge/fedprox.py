@@ -54,7 +54,7 @@ class ProximalTerm(LossTerm):
             return None
         return cls(received, mu, str(config.get(PROXIMAL_REDUCTION, "sum")))
 
-    def __call__(self, model: Any) -> Tensor:
+    def __call__(self, model: Any, **forward: Any) -> Tensor:
         w = model.entity_embedding.weight
         return proximal_term(w, self.anchor, self.mu, self.reduction)
 

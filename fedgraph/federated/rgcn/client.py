@@ -10,37 +10,14 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from fedgraph.federated.base import Client
+from fedgraph.federated.loss_terms import LossTerm, active_terms
 from fedgraph.federated.payload import Payload
-from fedgraph.federated.rgcn.lipschitz import gradient_penalty
-from fedgraph.federated.rgcn.ot import alignment_term
 from fedgraph.models.gnn.rgcn import RGCN
 from fedgraph.partition.rdf_shard import RDFShard
 from fedgraph.progress import advance
 
-#: Config keys a strategy may set (Flower-style kebab case).
-PROXIMAL_MU = "proximal-mu"
-ALIGN_MU = "fedalign-mu"
-LIPSCHITZ_LAMBDA = "lipschitz-lambda"
-LIPSCHITZ_ONE_SIDED = "lipschitz-one-sided"
-LIPSCHITZ_CLIP = "lipschitz-clip"
+#: Config key a strategy may set (Flower-style kebab case).
 LOCAL_EPOCHS = "local-epochs"
-PEER_PREFIX = "peer"
-
-
-def split_peers(
-    arrays: Mapping[str, Tensor],
-) -> tuple[dict[str, Tensor], list[dict[str, Tensor]]]:
-    r"""Separates ``arrays`` into the global bases and the peers' bases
-    (keys ``"peer{j}/{name}"``, one dict per peer in ``j`` order)."""
-    own: dict[str, Tensor] = {}
-    peers: dict[int, dict[str, Tensor]] = {}
-    for key, v in arrays.items():
-        if key.startswith(PEER_PREFIX) and "/" in key:
-            head, name = key.split("/", 1)
-            peers.setdefault(int(head[len(PEER_PREFIX) :]), {})[name] = v
-        else:
-            own[key] = v
-    return own, [peers[j] for j in sorted(peers)]
 
 
 class RGCNClient(Client):
@@ -56,15 +33,11 @@ class RGCNClient(Client):
         + \frac{\mu}{|P|} \sum_{j \in P} \sum_l \mathrm{OT}(\mathbf{V}^{(l)}_k, \mathbf{V}^{(l)}_j)
         + \lambda \big(\lVert \nabla_{G_k} F_k(\mathbf{w}) \rVert_2 - 1\big)^2
 
-    (each term only when the strategy sets ``proximal-mu``, ``fedalign-mu``
-    with peers' bases, or ``lipschitz-lambda`` in the config; FedAlign
-    Eq. 12; ``lipschitz-one-sided`` selects the one-sided penalty of
-    :func:`~fedgraph.federated.rgcn.lipschitz.gradient_penalty`;
-    ``lipschitz-clip`` caps the 2-norm of the penalty's own gradient, which
-    is otherwise unbounded: its second-order terms reach norms of 25-160 on
-    the first MUTAG step at :math:`\lambda = 10` and SGD lr 0.1 diverges to
-    NaN within three steps, docs/papers/fedalign.md) and replies with its bases and ``num_examples`` = its number of
-    nodes (FedAlign weights clients by node count). :meth:`evaluate` first
+    (FedAlign Eq. 12): the task loss plus the registered R-GCN loss terms
+    (:mod:`fedgraph.federated.rgcn.terms`) that the strategy's config switches
+    on, each reported unweighted as ``"{name}_sum"``. It replies with its
+    bases and ``num_examples`` = its number of nodes (FedAlign weights
+    clients by node count). :meth:`evaluate` first
     loads any bases it receives (the global model synchronised before
     evaluation, as in FedAlign §5.4), then counts correct predictions on
     ``config["split"]`` (``"train"``, ``"valid"`` or ``"test"``).
@@ -135,74 +108,70 @@ class RGCNClient(Client):
         nothing."""
         return Payload(arrays=self.initial_arrays() if self.share_initial else {})
 
+    def loss_terms(
+        self, config: Mapping[str, Any], received: Mapping[str, Tensor]
+    ) -> list[LossTerm]:
+        r"""The registered R-GCN loss terms (:mod:`~fedgraph.federated.loss_terms`)
+        that ``config`` switches on, given the ``received`` arrays."""
+        return active_terms(config, received, family="rgcn")
+
     def local_loss(
-        self,
-        config: Mapping[str, Any],
-        global_bases: Mapping[str, Tensor],
-        peers: list[dict[str, Tensor]],
-    ) -> tuple[Tensor, dict[str, float], Tensor | None]:
-        r"""The local objective :math:`\hat F_k` without the -L term, its
-        parts, and the -L term :math:`\lambda(\ldots)^2` (``None`` when
-        ``lipschitz-lambda`` is unset)."""
-        lam = float(config.get(LIPSCHITZ_LAMBDA, 0.0))
+        self, terms: list[LossTerm]
+    ) -> tuple[Tensor, dict[str, float], list[tuple[LossTerm, Tensor]]]:
+        r"""The local objective: the task loss plus each term of ``terms``
+        times its weight, except those back-propagated on their own
+        (:attr:`~fedgraph.federated.loss_terms.LossTerm.own_gradient`),
+        returned weighted beside it; and the unweighted parts."""
         x = self.model.features()
         out = self.model(self.edge_index, self.edge_type, x)
         mask = self.masks["train"]
         task = F.cross_entropy(out[mask], self.y[mask])
         loss, parts = task, {"task": float(task.detach())}
-        mu = float(config.get(PROXIMAL_MU, 0.0))
-        if mu > 0 and global_bases:
-            prox = sum(
-                ((v - global_bases[k]) ** 2).sum()
-                for k, v in self.model.bases().items()
-                if k in global_bases
-            )
-            loss = loss + mu / 2 * prox
-            parts["prox"] = float(prox.detach())
-        mu_align = float(config.get(ALIGN_MU, 0.0))
-        if mu_align > 0 and peers:
-            ot = alignment_term(self.model.bases(), peers)
-            loss = loss + mu_align * ot
-            parts["ot"] = float(ot.detach())
-        penalty = None
-        if lam > 0:
-            one_sided = bool(config.get(LIPSCHITZ_ONE_SIDED, False))
-            gp = gradient_penalty(task, x, one_sided=one_sided)
-            penalty = lam * gp
-            parts["gp"] = float(gp.detach())
-        return loss, parts, penalty
+        apart: list[tuple[LossTerm, Tensor]] = []
+        for term in terms:
+            value = term(self.model, task=task, inputs=x)
+            parts[term.name] = float(value.detach())
+            if term.own_gradient:
+                apart.append((term, term.weight * value))
+            else:
+                loss = loss + term.weight * value
+        return loss, parts, apart
 
     def _backward(
-        self, loss: Tensor, penalty: Tensor | None, clip: float | None
-    ) -> float:
-        r"""Accumulates the gradient of ``loss + penalty`` into ``.grad``, the
-        penalty's part rescaled to 2-norm at most ``clip`` (over all
-        parameters) when ``clip`` is set. Returns the penalty gradient's
-        norm before clipping (0 without a penalty)."""
-        if penalty is None:
+        self, loss: Tensor, apart: list[tuple[LossTerm, Tensor]]
+    ) -> dict[str, float]:
+        r"""Accumulates the gradient of ``loss`` plus the ``apart`` terms into
+        ``.grad``, each term's part rescaled to 2-norm at most its ``clip``
+        (over all parameters) when set. Returns each term's gradient norm
+        before clipping (NaN when unclipped), as ``"{name}_grad_norm"``."""
+        norms = {f"{t.name}_grad_norm": float("nan") for t, _ in apart}
+        clipped = [(t, v) for t, v in apart if t.clip is not None]
+        for _, v in (tv for tv in apart if tv[0].clip is None):
+            loss = loss + v
+        if not clipped:
             loss.backward()
-            return 0.0
+            return norms
         params = [p for p in self.model.parameters() if p.requires_grad]
-        if clip is None:
-            (loss + penalty).backward()
-            return float("nan")
-        grads = torch.autograd.grad(
-            penalty, params, retain_graph=True, allow_unused=True
-        )
-        grads = [
-            torch.zeros_like(p) if g is None else g
-            for p, g in zip(params, grads, strict=True)
-        ]
-        norm = float(torch.sqrt(sum((g.detach() ** 2).sum() for g in grads)))
-        scale = min(1.0, clip / (norm + 1e-12))
+        scaled = []
+        for term, value in clipped:
+            grads = torch.autograd.grad(
+                value, params, retain_graph=True, allow_unused=True
+            )
+            grads = [
+                torch.zeros_like(p) if g is None else g
+                for p, g in zip(params, grads, strict=True)
+            ]
+            norm = float(torch.sqrt(sum((g.detach() ** 2).sum() for g in grads)))
+            norms[f"{term.name}_grad_norm"] = norm
+            scaled.append((grads, min(1.0, term.clip / (norm + 1e-12))))
         loss.backward()
-        for p, g in zip(params, grads, strict=True):
-            p.grad.add_(g.detach(), alpha=scale)
-        return norm
+        for grads, scale in scaled:
+            for p, g in zip(params, grads, strict=True):
+                p.grad.add_(g.detach(), alpha=scale)
+        return norms
 
     def fit(self, payload: Payload) -> Payload:
-        global_bases, peers = split_peers(payload.arrays)
-        self.model.load_bases(global_bases)
+        self.model.load_bases(payload.arrays)
         cfg = payload.config
         epochs = int(cfg.get(LOCAL_EPOCHS, self.local_epochs))
         opt = torch.optim.SGD(
@@ -211,15 +180,12 @@ class RGCNClient(Client):
             weight_decay=self.weight_decay,
         )
         self.model.train()
-        clip = cfg.get(LIPSCHITZ_CLIP)
-        clip = None if clip is None else float(clip)
+        terms = self.loss_terms(cfg, payload.arrays)
         sums: dict[str, float] = {}
         for _ in range(epochs):
             opt.zero_grad()
-            loss, parts, penalty = self.local_loss(cfg, global_bases, peers)
-            gp_norm = self._backward(loss, penalty, clip)
-            if penalty is not None:
-                parts["gp_grad_norm"] = gp_norm
+            loss, parts, apart = self.local_loss(terms)
+            parts.update(self._backward(loss, apart))
             opt.step()
             for k, v in parts.items():
                 sums[f"{k}_sum"] = sums.get(f"{k}_sum", 0.0) + v
@@ -234,8 +200,7 @@ class RGCNClient(Client):
 
     @torch.no_grad()
     def evaluate(self, payload: Payload) -> Payload:
-        global_bases, _ = split_peers(payload.arrays)
-        self.model.load_bases(global_bases)
+        self.model.load_bases(payload.arrays)  # the bases it holds, if any
         split = str(payload.config.get("split", "test"))
         if split not in self.masks:
             raise ValueError(
@@ -257,12 +222,4 @@ class RGCNClient(Client):
         self.model.load_state_dict(state["model"])
 
 
-__all__ = [
-    "RGCNClient",
-    "split_peers",
-    "PROXIMAL_MU",
-    "ALIGN_MU",
-    "LIPSCHITZ_LAMBDA",
-    "LIPSCHITZ_ONE_SIDED",
-    "LIPSCHITZ_CLIP",
-]
+__all__ = ["RGCNClient", "LOCAL_EPOCHS"]

@@ -9,7 +9,7 @@ from torch import Tensor
 
 from fedgraph.federated.fedavg import FedAvg
 from fedgraph.federated.payload import Payload, Scalar
-from fedgraph.federated.rgcn.client import ALIGN_MU, PEER_PREFIX
+from fedgraph.federated.rgcn.terms import ALIGN_MU, PEER_PREFIX
 
 
 class FedAlign(FedAvg):

@@ -13,14 +13,13 @@ from fedgraph.data.rdf_graph import RDFGraph  # noqa: F401
 from fedgraph.federated.base import Strategy
 from fedgraph.federated.fedavg import FedAvg
 from fedgraph.federated.fedprox import FedProx
-from fedgraph.federated.rgcn.client import (
+from fedgraph.federated.rgcn.client import LOCAL_EPOCHS, RGCNClient
+from fedgraph.federated.rgcn.fedalign import FedAlign, SyncOnEvaluate
+from fedgraph.federated.rgcn.terms import (
     LIPSCHITZ_CLIP,
     LIPSCHITZ_LAMBDA,
     LIPSCHITZ_ONE_SIDED,
-    LOCAL_EPOCHS,
-    RGCNClient,
 )
-from fedgraph.federated.rgcn.fedalign import FedAlign, SyncOnEvaluate
 from fedgraph.federated.separated import Separated
 from fedgraph.partition.rdf_shard import FederatedRDF
 

@@ -23,6 +23,37 @@ from fedgraph.models.text.training import train_bi_encoder_epoch
 LOCAL_EPOCHS = "local-epochs"
 
 
+def _check_arguments(
+    graph: KnowledgeGraph,
+    model: BiEncoder,
+    tokens: EntityTokens,
+    lr: float,
+    batch_size: int,
+    local_epochs: int,
+    directions: Sequence[str],
+) -> None:
+    r"""A text client's arguments must be in range and fit each other."""
+    if lr <= 0:
+        raise ValueError(f"`lr` must be positive (got {lr})")
+    if batch_size < 1:
+        raise ValueError(f"`batch_size` must be positive (got {batch_size})")
+    if local_epochs < 0:
+        raise ValueError(f"`local_epochs` must be non-negative (got {local_epochs})")
+    if len(tokens) != graph.num_entities:
+        raise ValueError(
+            f"`tokens` holds {len(tokens)} entity texts but `graph` has "
+            f"{graph.num_entities} entities"
+        )
+    if graph.num_relations > model.num_relations:
+        raise ValueError(
+            f"`graph` has {graph.num_relations} relations but `model` only "
+            f"{model.num_relations}"
+        )
+    for d in directions:
+        if d not in DIRECTIONS:
+            raise ValueError(f"`directions` items must be in {DIRECTIONS} (got {d!r})")
+
+
 class FedMKGCClient(Client):
     r"""One FedMKGC party: a language's KG and its local
     :class:`~fedgraph.models.text.BiEncoder` (client side of Algorithm 1).
@@ -89,29 +120,7 @@ class FedMKGCClient(Client):
         reset_optimizer: bool = True,
         seed: int = 0,
     ) -> None:
-        if lr <= 0:
-            raise ValueError(f"`lr` must be positive (got {lr})")
-        if batch_size < 1:
-            raise ValueError(f"`batch_size` must be positive (got {batch_size})")
-        if local_epochs < 0:
-            raise ValueError(
-                f"`local_epochs` must be non-negative (got {local_epochs})"
-            )
-        if len(tokens) != graph.num_entities:
-            raise ValueError(
-                f"`tokens` holds {len(tokens)} entity texts but `graph` has "
-                f"{graph.num_entities} entities"
-            )
-        if graph.num_relations > model.num_relations:
-            raise ValueError(
-                f"`graph` has {graph.num_relations} relations but `model` only "
-                f"{model.num_relations}"
-            )
-        for d in directions:
-            if d not in DIRECTIONS:
-                raise ValueError(
-                    f"`directions` items must be in {DIRECTIONS} (got {d!r})"
-                )
+        _check_arguments(graph, model, tokens, lr, batch_size, local_epochs, directions)
         self.graph, self.model, self.tokens = graph, model, tokens
         self.lr = float(lr)
         self.batch_size = int(batch_size)

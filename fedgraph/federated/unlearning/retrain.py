@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -122,119 +122,150 @@ def retrain(
     out: dict[str, Any] = {"seconds": {}, "train_seconds": {}, "epochs": {}}
     ckpt_dir = Path(checkpoint_dir) if checkpoint_dir is not None else None
     if ckpt_dir is not None:
-        _claim_checkpoints(
-            ckpt_dir / "settings.json",
-            {
-                "model": model,
-                "dim": dim,
-                "gamma": gamma,
-                "seed": seed,
-                # a resumed run may train on to a new epoch cap
-                "trainer": {
-                    k: v for k, v in trainer_kwargs.items() if k != "max_epochs"
-                },
-                "forget": {
-                    str(c): hashlib.sha256(t.contiguous().numpy().tobytes()).hexdigest()
-                    for c, t in sorted(requests.items())
-                },
-            },
-            resume,
+        settings = _checkpoint_settings(
+            requests, model, dim, gamma, seed, trainer_kwargs
         )
+        _claim_checkpoints(ckpt_dir / "settings.json", settings, resume)
 
     def trainer(m: KGEModel, graph: KnowledgeGraph, name: str) -> KGETrainer:
         ckpt = None if ckpt_dir is None else ckpt_dir / f"{name}.pt"
         return KGETrainer(m, graph, seed=seed, checkpoint=ckpt, **trainer_kwargs)
 
+    def build(num_entities: int, num_relations: int) -> KGEModel:
+        return resolve_model(model, num_entities, num_relations, dim, gamma=gamma)
+
     graphs = {s.client_id: _retained_graph(s, requests.get(s.client_id)) for s in fed}
-    forget_filters = {
-        c: TripleFilter(g.all_triples(SPLITS), g.num_entities, g.num_relations)
-        for c, g in graphs.items()
-    }
     if "local" in which:
-        t0 = time.perf_counter()
-        forget_states, test_states, epochs = [], [], []
-        out["train_seconds"]["local"] = 0.0
-        for shard in fed:
-            c = shard.client_id
-            torch.manual_seed(seed * 1009 + c)
-            m = resolve_model(
-                model, shard.num_entities, shard.num_relations, dim, gamma=gamma
-            )
-            tr = trainer(m, graphs[c], f"local{c}")
-            epochs.append(tr.fit(resume=resume)["epochs"])
-            out["train_seconds"]["local"] += tr.train_seconds
-            tr.filter = TripleFilter(
-                shard.graph.all_triples(SPLITS), m.num_entities, m.num_relations
-            )
-            test_states.append(tr.evaluate("test"))
-            if c in requests:
-                forget_states.append(
-                    rank_triples(m, requests[c], filter=forget_filters[c])
-                )
-        out["local"] = {
-            "forget": _summary(forget_states),
-            "test": _summary(test_states),
-        }
-        out["seconds"]["local"], out["epochs"]["local"] = (
-            time.perf_counter() - t0,
-            epochs,
-        )
+        _retrain_local(fed, graphs, requests, build, trainer, seed, resume, out)
     if "global" in which:
-        t0 = time.perf_counter()
-        trip = {
-            s: torch.unique(
-                torch.cat(
-                    [_to_global(sh, graphs[sh.client_id].triples(s)) for sh in fed]
-                ),
-                dim=0,
-            )
-            for s in SPLITS
-        }
-        union = KnowledgeGraph(
-            trip, fed.num_entities, fed.num_relations, name="retained-union"
-        )
-        torch.manual_seed(seed * 1009 + 997)
-        m = resolve_model(model, fed.num_entities, fed.num_relations, dim, gamma=gamma)
-        tr = trainer(m, union, "global")
-        out["epochs"]["global"] = tr.fit(resume=resume)["epochs"]
-        out["train_seconds"]["global"] = tr.train_seconds
-        forget_states, test_states = [], []
-        for shard in fed:
-            g = shard.graph
-            flt = TripleFilter(
-                _to_global(shard, g.all_triples(SPLITS)),
-                fed.num_entities,
-                fed.num_relations,
-            )
-            test_states.append(
-                rank_triples(
-                    m,
-                    _to_global(shard, g.triples("test")),
-                    filter=flt,
-                    candidates=shard.entity_ids,
-                )
-            )
-            c = shard.client_id
-            if c in requests:
-                ff = TripleFilter(
-                    _to_global(shard, graphs[c].all_triples(SPLITS)),
-                    fed.num_entities,
-                    fed.num_relations,
-                )
-                forget_states.append(
-                    rank_triples(
-                        m,
-                        _to_global(shard, requests[c]),
-                        filter=ff,
-                        candidates=shard.entity_ids,
-                    )
-                )
-        out["global"] = {
-            "forget": _summary(forget_states),
-            "test": _summary(test_states),
-        }
-        out["seconds"]["global"] = time.perf_counter() - t0
+        _retrain_global(fed, graphs, requests, build, trainer, seed, resume, out)
     return out
+
+
+def _checkpoint_settings(
+    requests: Mapping[int, Tensor],
+    model: str,
+    dim: int,
+    gamma: float,
+    seed: int,
+    trainer_kwargs: Mapping[str, Any],
+) -> dict[str, Any]:
+    r"""What the re-training checkpoints are made with (model, trainer
+    options but ``max_epochs``, and a hash of each client's forget set)."""
+    return {
+        "model": model,
+        "dim": dim,
+        "gamma": gamma,
+        "seed": seed,
+        # a resumed run may train on to a new epoch cap
+        "trainer": {k: v for k, v in trainer_kwargs.items() if k != "max_epochs"},
+        "forget": {
+            str(c): hashlib.sha256(t.contiguous().numpy().tobytes()).hexdigest()
+            for c, t in sorted(requests.items())
+        },
+    }
+
+
+def _retrain_local(
+    fed: FederatedKG,
+    graphs: Mapping[int, KnowledgeGraph],
+    requests: Mapping[int, Tensor],
+    build: Callable[[int, int], KGEModel],
+    trainer: Callable[[KGEModel, KnowledgeGraph, str], KGETrainer],
+    seed: int,
+    resume: bool,
+    out: dict[str, Any],
+) -> None:
+    r"""The local reference: one model per client on its retained graph,
+    tested with the client's filter, the forget set ranked with a filter of
+    the retained graph. Writes ``out["local"]`` and its times and epochs."""
+    t0 = time.perf_counter()
+    forget_states, test_states, epochs = [], [], []
+    out["train_seconds"]["local"] = 0.0
+    for shard in fed:
+        c = shard.client_id
+        torch.manual_seed(seed * 1009 + c)
+        m = build(shard.num_entities, shard.num_relations)
+        tr = trainer(m, graphs[c], f"local{c}")
+        epochs.append(tr.fit(resume=resume)["epochs"])
+        out["train_seconds"]["local"] += tr.train_seconds
+        tr.filter = TripleFilter(
+            shard.graph.all_triples(SPLITS), m.num_entities, m.num_relations
+        )
+        test_states.append(tr.evaluate("test"))
+        if c in requests:
+            g = graphs[c]
+            flt = TripleFilter(g.all_triples(SPLITS), g.num_entities, g.num_relations)
+            forget_states.append(rank_triples(m, requests[c], filter=flt))
+    out["local"] = {"forget": _summary(forget_states), "test": _summary(test_states)}
+    out["seconds"]["local"] = time.perf_counter() - t0
+    out["epochs"]["local"] = epochs
+
+
+def _union_graph(
+    fed: FederatedKG, graphs: Mapping[int, KnowledgeGraph]
+) -> KnowledgeGraph:
+    r"""The union of the clients' retained graphs, in global ids."""
+    trip = {
+        s: torch.unique(
+            torch.cat([_to_global(sh, graphs[sh.client_id].triples(s)) for sh in fed]),
+            dim=0,
+        )
+        for s in SPLITS
+    }
+    return KnowledgeGraph(
+        trip, fed.num_entities, fed.num_relations, name="retained-union"
+    )
+
+
+def _rank_global(
+    m: KGEModel,
+    shard: KGShard,
+    triples: Tensor,
+    graph: KnowledgeGraph,
+    fed: FederatedKG,
+) -> LinkPredState:
+    r"""``triples`` (local ids of ``shard``) ranked by the global model ``m``
+    among the client's entities, with the filter of ``graph``'s triples."""
+    flt = TripleFilter(
+        _to_global(shard, graph.all_triples(SPLITS)),
+        fed.num_entities,
+        fed.num_relations,
+    )
+    return rank_triples(
+        m, _to_global(shard, triples), filter=flt, candidates=shard.entity_ids
+    )
+
+
+def _retrain_global(
+    fed: FederatedKG,
+    graphs: Mapping[int, KnowledgeGraph],
+    requests: Mapping[int, Tensor],
+    build: Callable[[int, int], KGEModel],
+    trainer: Callable[[KGEModel, KnowledgeGraph, str], KGETrainer],
+    seed: int,
+    resume: bool,
+    out: dict[str, Any],
+) -> None:
+    r"""The global reference: one model on the union of the retained graphs,
+    tested on each client's queries among its entities with its filter.
+    Writes ``out["global"]`` and its times and epochs."""
+    t0 = time.perf_counter()
+    union = _union_graph(fed, graphs)
+    torch.manual_seed(seed * 1009 + 997)
+    m = build(fed.num_entities, fed.num_relations)
+    tr = trainer(m, union, "global")
+    out["epochs"]["global"] = tr.fit(resume=resume)["epochs"]
+    out["train_seconds"]["global"] = tr.train_seconds
+    forget_states, test_states = [], []
+    for shard in fed:
+        g = shard.graph
+        test_states.append(_rank_global(m, shard, g.triples("test"), g, fed))
+        c = shard.client_id
+        if c in requests:
+            forget_states.append(_rank_global(m, shard, requests[c], graphs[c], fed))
+    out["global"] = {"forget": _summary(forget_states), "test": _summary(test_states)}
+    out["seconds"]["global"] = time.perf_counter() - t0
 
 
 __all__ = ["retrain"]

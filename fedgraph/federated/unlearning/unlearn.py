@@ -101,56 +101,24 @@ def unlearn_client(
         opt_g = torch.optim.Adam(
             client.global_model.entity_embedding.parameters(), lr=client.lr
         )
-        sampler = NegativeSampler(
-            g.num_entities,
-            num_negatives or client.sampler.num_negatives,
-            filtered=True,
-            filter_triples=g.triples("train"),
-            num_relations=g.num_relations,
-        )
-        loss_l, loss_g = interference_epochs(
-            client.model,
-            client.global_model,
+        loss_l, loss_g = _interfere(
+            client,
             forget,
-            epochs=epochs,
-            batch_size=client.batch_size,
-            local_optimizer=opt_l,
-            global_optimizer=opt_g,
-            sampler=sampler,
-            generator=client.generator,
-            mu_soft=mu_soft,
-            mu_distill=mu_distill,
-            hard=hard,
-            modes=client.modes,
+            (opt_l, opt_g),
+            epochs,
+            num_negatives,
+            mu_soft,
+            mu_distill,
+            hard,
         )
         t1 = time.perf_counter()
         retained = retained_triples(
             client.train_triples, forget, g.num_entities, g.num_relations
         )
         weights = subsampling_weights(retained) if client.weights is not None else None
-        valid_filter = _forget_filter(client, forget)
-        best, decay_run = -1.0, 0
-        for _ in range(int(decay_epochs)):
-            mutual_epochs(
-                client.model,
-                client.global_model,
-                retained,
-                epochs=1,
-                batch_size=client.batch_size,
-                loss=client.loss,
-                local_optimizer=opt_l,
-                global_optimizer=opt_g,
-                sampler=client.sampler,
-                generator=client.generator,
-                mu_distill=mu_distill,
-                weights=weights,
-                modes=client.modes,
-            )
-            decay_run += 1
-            mrr = client.rank(g.triples("valid"), filter=valid_filter).compute()["mrr"]
-            if mrr <= best:
-                break
-            best = mrr
+        decay_run = _passive_decay(
+            client, forget, retained, weights, (opt_l, opt_g), decay_epochs, mu_distill
+        )
     finally:
         client.model.relation_embedding.weight.requires_grad_(True)
     client.train_triples, client.weights = retained, weights
@@ -162,6 +130,83 @@ def unlearn_client(
         "decay_epochs": decay_run,
         "decay_seconds": time.perf_counter() - t1,
     }
+
+
+def _interfere(
+    client: FedLUClient,
+    forget: Tensor,
+    optimizers: tuple[torch.optim.Optimizer, torch.optim.Optimizer],
+    epochs: int,
+    num_negatives: int | None,
+    mu_soft: float,
+    mu_distill: float,
+    hard: bool,
+) -> tuple[float, float]:
+    r"""FedLU's retroactive interference (Eq. 14) on ``forget``, negatives
+    drawn per triple and redrawn when they are known training triples.
+    Returns the last epoch's local and global losses."""
+    g = client.shard.graph
+    sampler = NegativeSampler(
+        g.num_entities,
+        num_negatives or client.sampler.num_negatives,
+        filtered=True,
+        filter_triples=g.triples("train"),
+        num_relations=g.num_relations,
+    )
+    return interference_epochs(
+        client.model,
+        client.global_model,
+        forget,
+        epochs=epochs,
+        batch_size=client.batch_size,
+        local_optimizer=optimizers[0],
+        global_optimizer=optimizers[1],
+        sampler=sampler,
+        generator=client.generator,
+        mu_soft=mu_soft,
+        mu_distill=mu_distill,
+        hard=hard,
+        modes=client.modes,
+    )
+
+
+def _passive_decay(
+    client: FedLUClient,
+    forget: Tensor,
+    retained: Tensor,
+    weights: Tensor | None,
+    optimizers: tuple[torch.optim.Optimizer, torch.optim.Optimizer],
+    decay_epochs: int,
+    mu_distill: float,
+) -> int:
+    r"""FedLU's passive decay: mutual distillation on ``retained``, one epoch
+    at a time, for at most ``decay_epochs`` epochs and while the local
+    validation MRR (``forget`` filtered out) improves. Returns the epochs run."""
+    g = client.shard.graph
+    valid_filter = _forget_filter(client, forget)
+    best, decay_run = -1.0, 0
+    for _ in range(int(decay_epochs)):
+        mutual_epochs(
+            client.model,
+            client.global_model,
+            retained,
+            epochs=1,
+            batch_size=client.batch_size,
+            loss=client.loss,
+            local_optimizer=optimizers[0],
+            global_optimizer=optimizers[1],
+            sampler=client.sampler,
+            generator=client.generator,
+            mu_distill=mu_distill,
+            weights=weights,
+            modes=client.modes,
+        )
+        decay_run += 1
+        mrr = client.rank(g.triples("valid"), filter=valid_filter).compute()["mrr"]
+        if mrr <= best:
+            break
+        best = mrr
+    return decay_run
 
 
 def propagate(

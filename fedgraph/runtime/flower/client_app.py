@@ -123,15 +123,12 @@ def fuse_on_node(
     model from the node config's ``single-dir`` (``trainerK.pt``; model,
     width and margin from ``results.json`` there, else the run's) are fused
     by a linear layer fitted on the client's own triples
-    (:func:`~fedgraph.federated.kge.fusion.fuse_client`, options from the run
+    (:func:`~fedgraph.training.fusion.fuse_client`, options from the run
     config's ``fusion.*``). Nothing but the three models' test sums and the
     layer's four numbers leave the node."""
-    from fedgraph.federated.kge.fusion import (
-        fuse_client,
-        fusion_to_metrics,
-        load_single_model,
-        single_model_settings,
-    )
+    from fedgraph.runtime.flower.fusion import fusion_to_metrics
+    from fedgraph.training.fusion import fuse_client
+    from fedgraph.training.fusion_io import load_single_model, single_model_settings
 
     opts = cfg.fusion
     if opts is None:
@@ -181,6 +178,106 @@ def _rejoin_state(cfg: Any, context: Any, cid: int, control: dict[str, Any]) -> 
         pass
 
 
+def _setup(
+    message: Any, context: Any, parse: Callable[[Any], Any], build_client: ClientBuilder
+) -> tuple[Client, int, Any, dict, Any]:
+    r"""The node's client for ``message``: built from the run config, its
+    state restored (a resumed or rejoining run's snapshot, else the state kept
+    in ``context.state``); with the payload, the control keys and settings."""
+    import torch
+
+    cfg = parse(context.run_config)
+    if cfg.threads > 0:
+        torch.set_num_threads(cfg.threads)
+    client, cid = build_client(cfg, context.node_config)
+    payload, control = from_content(message.content)
+    if RESUME_ROUND in control and not has_state(context.state, CURRENT):
+        restore_snapshot(
+            state_dir(cfg, context.node_config, cid),
+            int(control[RESUME_ROUND]),
+            context.state,
+        )
+    if REJOIN_ROUND in control:
+        _rejoin_state(cfg, context, cid, control)
+    _promote(context.state, control)
+    state = load_state(context.state, CURRENT)
+    if state is not None:
+        client.load_state_dict(state)
+    elif message.metadata.message_type != REGISTER:
+        raise RuntimeError(
+            f"Client {cid} holds no state for this run: it never registered, "
+            "or its SuperNode was restarted (context.state is kept in the "
+            "SuperNode's memory; a checkpointed run resumes with `resume = "
+            "true`); training on would silently start from scratch, so the "
+            "run stops."
+        )
+    return client, cid, payload, control, cfg
+
+
+def _use_best(client: Client, cid: int, control: dict, context: Any) -> None:
+    r"""Loads the best round's state when the server asks for it."""
+    if not control.get(USE_BEST):
+        return
+    best = load_state(context.state, BEST)
+    if best is None:
+        raise RuntimeError(
+            f"Client {cid} was asked for its best-round state (round "
+            f"{control.get(BEST_ROUND)}) but kept none: was the node "
+            "restarted during the run?"
+        )
+    client.load_state_dict(best)
+
+
+def _reply(
+    message: Any,
+    context: Any,
+    cfg: Any,
+    received: dict[str, Any],
+    cid: int,
+    payload: Any,
+    **control: int | bool,
+) -> Any:
+    r"""The reply to ``message``; a checkpointed run snapshots the state."""
+    from flwr.app import Message
+
+    # A checkpointed run: the node saves its state after every message
+    # but the final test pass and a resumed registration (which change
+    # nothing).
+    if (
+        received.get(CHECKPOINT)
+        and not received.get(USE_BEST)
+        and RESUME_ROUND not in received
+        and REJOIN_ROUND not in received
+    ):
+        save_snapshot(
+            state_dir(cfg, context.node_config, cid),
+            int(received.get(SERVER_ROUND, 0)),
+            context.state,
+            (CURRENT, CANDIDATE, BEST),
+        )
+    return Message(to_content(payload, control), reply_to=message)
+
+
+def _rejoin_reply(
+    message: Any, context: Any, cfg: Any, control: dict, client: Client, cid: int
+) -> Any:
+    r"""A node back after a failure registers nothing new: it answers with the
+    round its restored state is at (its initial state when it kept none)."""
+    if not has_state(context.state, CURRENT):
+        client.register()
+        save_state(context.state, CURRENT, client.state_dict(), round=0)
+    restored = int(state_meta(context.state, CURRENT)["round"])
+    return _reply(
+        message,
+        context,
+        cfg,
+        control,
+        cid,
+        Payload(),
+        **{PARTITION_ID: cid, RESTORED_ROUND: restored},
+    )
+
+
 def make_client_app(
     build_client: ClientBuilder = build_kge_client,
     parse: Callable[[Any], Any] = FlowerRunSettings.from_run_config,
@@ -194,7 +291,6 @@ def make_client_app(
     :data:`~fedgraph.runtime.flower.alignment.KGE_ALIGNMENT`). The mods the
     run config names (``client-mods``) wrap every handler
     (:func:`~fedgraph.runtime.flower.mods.run_config_mods`)."""
-    import torch
     from flwr.app import Context, Message
     from flwr.clientapp import ClientApp
 
@@ -205,72 +301,7 @@ def make_client_app(
 
         alignment = KGE_ALIGNMENT
     app = ClientApp(mods=[run_config_mods])
-
-    def setup(message: Message, context: Context) -> tuple[Client, int, Any, dict, Any]:
-        cfg = parse(context.run_config)
-        if cfg.threads > 0:
-            torch.set_num_threads(cfg.threads)
-        client, cid = build_client(cfg, context.node_config)
-        payload, control = from_content(message.content)
-        if RESUME_ROUND in control and not has_state(context.state, CURRENT):
-            restore_snapshot(
-                state_dir(cfg, context.node_config, cid),
-                int(control[RESUME_ROUND]),
-                context.state,
-            )
-        if REJOIN_ROUND in control:
-            _rejoin_state(cfg, context, cid, control)
-        _promote(context.state, control)
-        state = load_state(context.state, CURRENT)
-        if state is not None:
-            client.load_state_dict(state)
-        elif message.metadata.message_type != REGISTER:
-            raise RuntimeError(
-                f"Client {cid} holds no state for this run: it never registered, "
-                "or its SuperNode was restarted (context.state is kept in the "
-                "SuperNode's memory; a checkpointed run resumes with `resume = "
-                "true`); training on would silently start from scratch, so the "
-                "run stops."
-            )
-        return client, cid, payload, control, cfg
-
-    def use_best(client: Client, cid: int, control: dict, context: Context) -> None:
-        if not control.get(USE_BEST):
-            return
-        best = load_state(context.state, BEST)
-        if best is None:
-            raise RuntimeError(
-                f"Client {cid} was asked for its best-round state (round "
-                f"{control.get(BEST_ROUND)}) but kept none: was the node "
-                "restarted during the run?"
-            )
-        client.load_state_dict(best)
-
-    def reply(
-        message: Message,
-        context: Context,
-        cfg: Any,
-        received: dict[str, Any],
-        cid: int,
-        payload: Any,
-        **control: int | bool,
-    ) -> Message:
-        # A checkpointed run: the node saves its state after every message
-        # but the final test pass and a resumed registration (which change
-        # nothing).
-        if (
-            received.get(CHECKPOINT)
-            and not received.get(USE_BEST)
-            and RESUME_ROUND not in received
-            and REJOIN_ROUND not in received
-        ):
-            save_snapshot(
-                state_dir(cfg, context.node_config, cid),
-                int(received.get(SERVER_ROUND, 0)),
-                context.state,
-                (CURRENT, CANDIDATE, BEST),
-            )
-        return Message(to_content(payload, control), reply_to=message)
+    setup = functools.partial(_setup, parse=parse, build_client=build_client)
 
     @app.query("align")
     def align(message: Message, context: Context) -> Message:
@@ -283,23 +314,11 @@ def make_client_app(
     def register(message: Message, context: Context) -> Message:
         client, cid, _, control, cfg = setup(message, context)
         if REJOIN_ROUND in control:  # back after a failure: no new registration
-            if not has_state(context.state, CURRENT):
-                client.register()
-                save_state(context.state, CURRENT, client.state_dict(), round=0)
-            restored = int(state_meta(context.state, CURRENT)["round"])
-            return reply(
-                message,
-                context,
-                cfg,
-                control,
-                cid,
-                Payload(),
-                **{PARTITION_ID: cid, RESTORED_ROUND: restored},
-            )
+            return _rejoin_reply(message, context, cfg, control, client, cid)
         out = client.register()
         if not has_state(context.state, CURRENT):
             save_state(context.state, CURRENT, client.state_dict(), round=0)
-        return reply(message, context, cfg, control, cid, out, **{PARTITION_ID: cid})
+        return _reply(message, context, cfg, control, cid, out, **{PARTITION_ID: cid})
 
     @app.train()
     def train(message: Message, context: Context) -> Message:
@@ -307,24 +326,24 @@ def make_client_app(
         out = client.fit(payload)
         rnd = int(control.get(SERVER_ROUND, 0))
         save_state(context.state, CURRENT, client.state_dict(), round=rnd)
-        return reply(message, context, cfg, control, cid, out)
+        return _reply(message, context, cfg, control, cid, out)
 
     @app.evaluate()
     def evaluate(message: Message, context: Context) -> Message:
         client, cid, payload, control, cfg = setup(message, context)
-        use_best(client, cid, control, context)
+        _use_best(client, cid, control, context)
         out = client.evaluate(payload)
         if control.get(SNAPSHOT):
             rnd = int(control.get(SERVER_ROUND, 0))
             save_state(context.state, CANDIDATE, client.state_dict(), round=rnd)
-        return reply(message, context, cfg, control, cid, out)
+        return _reply(message, context, cfg, control, cid, out)
 
     @app.query("fuse")
     def fuse(message: Message, context: Context) -> Message:
         client, cid, payload, control, cfg = setup(message, context)
-        use_best(client, cid, control, context)
+        _use_best(client, cid, control, context)
         out = fuse_on_node(client, payload, cfg, context.node_config)
-        return reply(message, context, cfg, control, cid, out)
+        return _reply(message, context, cfg, control, cid, out)
 
     return app
 

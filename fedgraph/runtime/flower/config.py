@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fedgraph.federated.kge.fusion import FusionSettings
 from fedgraph.federated.kge.setup import KGESettings
 from fedgraph.registry import resolve_device
 from fedgraph.runtime.loop import SELECTIONS
+from fedgraph.training.fusion import FusionSettings
 
 #: run-config key → :class:`KGESettings` field (the model/training settings
 #: both apps must agree on).
@@ -75,7 +75,7 @@ EXTRA_PREFIX = "extra."
 SET_KEY = "set"
 
 #: run-config key → field of the model-fusion step (FedE §2.2.3,
-#: :class:`~fedgraph.federated.kge.fusion.FusionSettings`; ``fusion.enabled``
+#: :class:`~fedgraph.training.fusion.FusionSettings`; ``fusion.enabled``
 #: switches it on).
 FUSION_PREFIX = "fusion."
 FUSION_KEYS = {

@@ -1,7 +1,7 @@
 r"""What the fedgraph Flower apps put in a ``Message``.
 
 A message's ``RecordDict`` holds one :class:`~fedgraph.federated.Payload`
-(:func:`~fedgraph.federated.records.payload_to_recorddict`: ``"arrays"``,
+(:func:`~fedgraph.runtime.flower.records.payload_to_recorddict`: ``"arrays"``,
 ``"row-ids"``, ``"config"``, ``"metrics"``) plus one small control record,
 ``"fedgraph"`` (a ``ConfigRecord`` of integers and booleans): the round, the
 best validation round so far, whether to keep the evaluated state, and, in a
@@ -26,7 +26,7 @@ Message types (Flower's ``"<category>.<action>"``):
   test pass's ``configure_evaluate`` payload again; the client fuses the
   model it was tested with and its own single-KG model (FedE §2.2.3) and
   replies with the three models' mergeable test sums and its fitted layer
-  (:func:`~fedgraph.federated.kge.fusion.fusion_to_metrics`).
+  (:func:`~fedgraph.runtime.flower.fusion.fusion_to_metrics`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fedgraph.federated.payload import Payload
-from fedgraph.federated.records import payload_to_recorddict, recorddict_to_payload
+from fedgraph.runtime.flower.records import payload_to_recorddict, recorddict_to_payload
 
 ALIGN = "query.align"
 REGISTER = "query.register"

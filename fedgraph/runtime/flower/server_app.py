@@ -225,13 +225,14 @@ def fuse_clients(
     every client is sent the test pass's payload again and fuses the model
     it was tested with and its node's single-KG model
     (:func:`~fedgraph.runtime.flower.client_app.fuse_on_node`); the replies
-    merge into :func:`~fedgraph.federated.kge.fusion.fuse_and_evaluate`'s result
+    merge into :func:`~fedgraph.training.fusion.fuse_and_evaluate`'s result
     (the numbers ``fedgraph fuse`` computes from a simulation's checkpoint),
     plus ``"comm"``, the exchange's own traffic, and ``"seconds"``."""
     import time
 
     from fedgraph.federated.comm import CommLedger
-    from fedgraph.federated.kge.fusion import fusion_from_metrics, summarize_fusion
+    from fedgraph.runtime.flower.fusion import fusion_from_metrics
+    from fedgraph.training.fusion import summarize_fusion
 
     ids = transport.client_ids()
     payloads = strategy.configure_evaluate(server_round, ids, "test")

@@ -307,19 +307,11 @@ class GridTransport(Transport):
             time.sleep(1.0)
             self._rejoin(server_round)
 
-    def _exchange(
-        self,
-        message_type: str,
-        server_round: int,
-        payloads: Mapping[int, Payload],
-        **extra: int | bool,
-    ) -> dict[int, Payload]:
-        unknown = [c for c in payloads if c not in self.nodes]
-        if unknown:
-            raise ClientReplyError(f"Clients {unknown} never registered")
-        self._rejoin(server_round)
-        if message_type == TRAIN and self.min_available_nodes:
-            self._wait_for_available(server_round)
+    def _skip_lost(
+        self, payloads: Mapping[int, Payload], server_round: int, message_type: str
+    ) -> list[int]:
+        r"""The clients to send to: those not lost (the lost ones are logged
+        as skipped)."""
         reach = [c for c in payloads if c not in self.lost]
         for c in payloads:
             if c in self.lost:
@@ -332,17 +324,12 @@ class GridTransport(Transport):
                         "reason": f"lost in round {self.lost[c]}, not back yet",
                     }
                 )
-        replies, failed = self._send(
-            message_type,
-            server_round,
-            {
-                self.nodes[c]: to_content(
-                    payloads[c], self._control(server_round, c, **extra)
-                )
-                for c in reach
-            },
-            watch=True,
-        )
+        return reach
+
+    def _record_failures(
+        self, failed: Mapping[int, str], server_round: int, message_type: str
+    ) -> None:
+        r"""Marks the clients of the ``failed`` nodes lost this round, logged."""
         by_node = {n: c for c, n in self.nodes.items()}
         for node, reason in sorted(failed.items()):
             c = by_node[node]
@@ -357,9 +344,17 @@ class GridTransport(Transport):
                     "reason": reason,
                 }
             )
-        answered = [c for c in reach if self.nodes[c] in replies]
-        for c in answered:
-            self.last_ok[c] = server_round
+
+    def _check_missing(
+        self,
+        payloads: Mapping[int, Payload],
+        answered: list[int],
+        failed: Mapping[int, str],
+        server_round: int,
+        message_type: str,
+    ) -> None:
+        r"""Stops the run when a client did not answer, unless failures are
+        accepted and enough answered (``min-fit-nodes`` for training)."""
         missing = [c for c in payloads if c not in answered]
         if missing:
             need = max(1, self.min_fit_nodes) if message_type == TRAIN else 1
@@ -382,6 +377,37 @@ class GridTransport(Transport):
                     f"Round {server_round}, '{message_type}': {why} ({policy}); "
                     "the run stops."
                 )
+
+    def _exchange(
+        self,
+        message_type: str,
+        server_round: int,
+        payloads: Mapping[int, Payload],
+        **extra: int | bool,
+    ) -> dict[int, Payload]:
+        unknown = [c for c in payloads if c not in self.nodes]
+        if unknown:
+            raise ClientReplyError(f"Clients {unknown} never registered")
+        self._rejoin(server_round)
+        if message_type == TRAIN and self.min_available_nodes:
+            self._wait_for_available(server_round)
+        reach = self._skip_lost(payloads, server_round, message_type)
+        replies, failed = self._send(
+            message_type,
+            server_round,
+            {
+                self.nodes[c]: to_content(
+                    payloads[c], self._control(server_round, c, **extra)
+                )
+                for c in reach
+            },
+            watch=True,
+        )
+        self._record_failures(failed, server_round, message_type)
+        answered = [c for c in reach if self.nodes[c] in replies]
+        for c in answered:
+            self.last_ok[c] = server_round
+        self._check_missing(payloads, answered, failed, server_round, message_type)
         # In the order of the payloads: the strategy aggregates in this order.
         return {c: from_content(replies[self.nodes[c]].content)[0] for c in answered}
 
@@ -510,7 +536,7 @@ class GridTransport(Transport):
         r"""FedE's model-fusion step on every client of ``payloads`` (the test
         pass's payloads): each fuses the state it was tested with (its best
         round's, when the run tested one) with its single-KG model; the
-        replies carry :func:`~fedgraph.federated.kge.fusion.fusion_to_metrics`."""
+        replies carry :func:`~fedgraph.runtime.flower.fusion.fusion_to_metrics`."""
         return self._exchange(FUSE, server_round, payloads, **{USE_BEST: self.use_best})
 
     def keep_best(

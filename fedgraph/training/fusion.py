@@ -1,99 +1,23 @@
-r"""FedE's model fusion (FedE §2.2.3): a per-client linear combination of the
-scores of a single-KG model and of the federated model."""
+r"""FedE's model fusion (FedE §2.2.3) as a final step: fitting the
+:class:`~fedgraph.models.fusion.ScoreFusion` layer of each client and
+ranking the fused, single and federated models (the Flower messages:
+:mod:`fedgraph.runtime.flower.fusion`; the single models' files:
+:mod:`fedgraph.training.fusion_io`)."""
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import torch
-from torch import Tensor, nn
+from torch import Tensor
 
 from fedgraph.eval.metrics import LinkPredState
-from fedgraph.models.kge import MODES, TAIL_BATCH, KGEModel
+from fedgraph.models.fusion import ScoreFusion
+from fedgraph.models.kge import MODES, KGEModel
 from fedgraph.models.losses import MarginRankingLoss
 from fedgraph.models.sampling import NegativeSampler
-
-
-class ScoreFusion(nn.Module):
-    r"""Fusion of two KGE models over the same (local) entities and relations
-    (FedE Eq. 5–6):
-
-    .. math::
-        s_{(h,r,t)} = \mathbf{W} [f^s_r(h, t); f^f_r(h, t)] + b
-
-    trained with the margin ranking loss
-    :math:`\max(0, \beta - s_{(h,r,t)} + s_{(h,r,t')})` (:func:`fit_fusion`).
-    The two models are frozen. It exposes the scoring API that
-    :func:`~fedgraph.eval.rank_triples` uses (``score_t``, ``score_h``,
-    ``score_hrt``), so a fused client is evaluated like any model.
-
-    Args:
-        single (KGEModel): trained without federation (FedE's "Single").
-        federated (KGEModel): trained with FedE.
-    """
-
-    def __init__(self, single: KGEModel, federated: KGEModel) -> None:
-        super().__init__()
-        if (single.num_entities, single.num_relations) != (
-            federated.num_entities,
-            federated.num_relations,
-        ):
-            raise ValueError(
-                "`single` and `federated` must share entities and relations (got "
-                f"{single.num_entities}/{single.num_relations} and "
-                f"{federated.num_entities}/{federated.num_relations})"
-            )
-        self.single, self.federated = single, federated
-        for p in list(single.parameters()) + list(federated.parameters()):
-            p.requires_grad_(False)
-        self.linear = nn.Linear(2, 1)
-        with torch.no_grad():  # start as the plain sum of the two scores
-            self.linear.weight.fill_(1.0)
-            self.linear.bias.zero_()
-        self.num_entities = single.num_entities
-        self.num_relations = single.num_relations
-
-    def _fuse(self, a: Tensor, b: Tensor) -> Tensor:
-        return self.linear(torch.stack([a, b], dim=-1)).squeeze(-1)
-
-    def score_hrt(self, head: Tensor, rel: Tensor, tail: Tensor) -> Tensor:
-        return self._fuse(
-            self.single.score_hrt(head, rel, tail),
-            self.federated.score_hrt(head, rel, tail),
-        )
-
-    def score_t(
-        self, head: Tensor, rel: Tensor, candidates: Tensor | None = None
-    ) -> Tensor:
-        return self._fuse(
-            self.single.score_t(head, rel, candidates),
-            self.federated.score_t(head, rel, candidates),
-        )
-
-    def score_h(
-        self, rel: Tensor, tail: Tensor, candidates: Tensor | None = None
-    ) -> Tensor:
-        return self._fuse(
-            self.single.score_h(rel, tail, candidates),
-            self.federated.score_h(rel, tail, candidates),
-        )
-
-    def score_negatives(
-        self, positive: Tensor, negative: Tensor, mode: str = TAIL_BATCH
-    ) -> Tensor:
-        return self._fuse(
-            self.single.score_negatives(positive, negative, mode),
-            self.federated.score_negatives(positive, negative, mode),
-        )
-
-    def __repr__(self) -> str:
-        w = self.linear.weight.detach().view(-1).tolist()
-        return f"ScoreFusion(w_single={w[0]:.3f}, w_fed={w[1]:.3f})"
 
 
 def fit_fusion(
@@ -318,123 +242,12 @@ def fuse_and_evaluate(
     return summarize_fusion(parts)
 
 
-def fusion_to_metrics(
-    row: Mapping[str, Any], states: Mapping[str, LinkPredState]
-) -> dict[str, float]:
-    r"""A :func:`fuse_client` output as a payload's flat metrics
-    (``"fused/head/rr"``, …, ``"fusion/w_single"``, …, ``"n_test"``): what a
-    Flower client replies to the fusion message. ``fit_loss`` is left out
-    when the layer was not fitted."""
-    out = {
-        f"{name}/{key}": v
-        for name in FUSION_MODELS
-        for key, v in states[name].to_dict().items()
-    }
-    out.update(
-        {f"fusion/{k}": float(v) for k, v in row["fusion"].items() if v is not None}
-    )
-    out["n_test"] = int(row["n_test"])
-    return out
-
-
-def fusion_from_metrics(
-    client: int, metrics: Mapping[str, Any]
-) -> tuple[dict[str, Any], dict[str, LinkPredState]]:
-    r"""Inverse of :func:`fusion_to_metrics` for client ``client``."""
-    states = {}
-    for name in FUSION_MODELS:
-        prefix = f"{name}/"
-        states[name] = LinkPredState.from_dict(
-            {k[len(prefix) :]: v for k, v in metrics.items() if k.startswith(prefix)}
-        )
-    params = {k: metrics.get(f"fusion/{k}") for k in FUSION_PARAMS}
-    params = {k: None if v is None else float(v) for k, v in params.items()}
-    return {
-        "client": int(client),
-        "n_test": int(metrics["n_test"]),
-        "fusion": params,
-    }, states
-
-
-def single_model_settings(
-    single_dir: str | os.PathLike[str],
-    fallback: Mapping[str, Any],
-    results: str | os.PathLike[str] | None = None,
-) -> dict[str, Any]:
-    r"""Model, width and margin of the Independent models in ``single_dir``:
-    read from ``results`` (default: ``single_dir/results.json``) when it
-    exists, else ``fallback``'s ``model``/``dim``/``gamma`` (the federated
-    run's). A results file of another setting raises a :class:`ValueError`
-    naming it."""
-    path = Path(results) if results is not None else Path(single_dir) / "results.json"
-    if not path.is_file():
-        return {
-            "model": fallback["model"],
-            "dim": int(fallback["dim"]),
-            "gamma": float(fallback["gamma"]),
-            "from": "the federated run (no Independent results file)",
-        }
-    s = json.loads(path.read_text()).get("settings", {})
-    if s.get("setting", "independent") != "independent":
-        raise ValueError(f"Single-model results {path} are a {s.get('setting')!r} run")
-    return {
-        "model": s.get("model", fallback["model"]),
-        "dim": int(s.get("hidden_channels", fallback["dim"])),
-        "gamma": float(s.get("gamma", fallback["gamma"])),
-        "from": str(path),
-    }
-
-
-def load_single_model(
-    single_dir: str | os.PathLike[str], shard: Any, settings: Mapping[str, Any]
-) -> KGEModel:
-    r"""Client ``shard.client_id``'s best Independent model from
-    ``single_dir/trainerK.pt`` (a
-    :class:`~fedgraph.training.kge_trainer.KGETrainer` checkpoint), built as
-    ``settings`` (:func:`single_model_settings`) says, on the CPU. A missing
-    file or one that does not fit the client raises an error naming it."""
-    from fedgraph.models.kge import resolve_model
-
-    c = shard.client_id
-    path = Path(single_dir) / f"trainer{c}.pt"
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path} not found: the single-model folder must hold the Independent "
-            f"run's trainer{c}.pt for client {c}"
-        )
-    from fedgraph.data.checkpoint import load_checkpoint
-
-    state = load_checkpoint(path, keys=("model",))
-    weights = state["best_state"] if state.get("best_state") else state["model"]
-    model = resolve_model(
-        settings["model"],
-        shard.num_entities,
-        shard.num_relations,
-        settings["dim"],
-        gamma=settings["gamma"],
-    )
-    try:
-        model.load_state_dict(weights)
-    except RuntimeError as exc:
-        raise ValueError(
-            f"{path} does not fit client {c} ({shard.num_entities} entities, "
-            f"{shard.num_relations} relations, {settings['model']} dim "
-            f"{settings['dim']}): is it the same partition and model? "
-            f"({str(exc).splitlines()[0]})"
-        ) from None
-    return model
-
-
 __all__ = [
-    "ScoreFusion",
     "FusionSettings",
     "fit_fusion",
     "fuse_client",
     "summarize_fusion",
     "fuse_and_evaluate",
-    "fusion_to_metrics",
-    "fusion_from_metrics",
-    "single_model_settings",
-    "load_single_model",
     "FUSION_MODELS",
+    "FUSION_PARAMS",
 ]
