@@ -257,6 +257,7 @@ class SecAggStrategy(StrategyWrapper):
         self.num_neighbours = num_neighbours
         self.clip_range, self.levels = float(clip_range), int(levels)
         self.public_keys: dict[int, Tensor] = {}
+        self.participants: list[int] = []
         self.last_counts: Tensor | None = None
 
     def register(self, registrations: Mapping[int, Payload]) -> None:
@@ -274,6 +275,7 @@ class SecAggStrategy(StrategyWrapper):
     ) -> dict[int, Payload]:
         out = super().configure_train(server_round, client_ids)
         graph = neighbours(list(out), self.num_neighbours)
+        self.participants = sorted(int(c) for c in out)
         for c, p in out.items():
             p.config[ROUND] = int(server_round)
             for j in graph[int(c)]:
@@ -285,6 +287,13 @@ class SecAggStrategy(StrategyWrapper):
     ) -> None:
         if not replies:
             return
+        lost = sorted(set(self.participants) - {int(c) for c in replies})
+        if lost:
+            raise PayloadError(
+                f"Secure aggregation, round {server_round}: no masked vector from "
+                f"client {', '.join(map(str, lost))}; the others' masks shared with "
+                "it do not cancel, so the round's sum cannot be unmasked"
+            )
         if len(replies) * self.levels >= MODULUS:
             raise ValueError(
                 f"{len(replies)} clients x {self.levels} levels overflow the field 2^32"

@@ -103,7 +103,7 @@ def _start_worker(target: str, address: Path, parent: int) -> None:
             "-m",
             "fedgraph.runtime.flower.worker",
             "--target",
-            TARGETS[target],
+            TARGETS.get(target, target),
             "--address",
             str(address),
             "--parent",
@@ -147,7 +147,9 @@ class WorkerClientApp(ClientApp):
     client state stays in the worker; ``context.state`` is left as it is.
 
     Args:
-        target (str): ``"kge"`` or ``"rgcn"`` (:data:`TARGETS`).
+        target (str): ``"kge"`` or ``"rgcn"`` (:data:`TARGETS`), or the
+            ``"package.module:attribute"`` of another fedgraph ``ClientApp``
+            (e.g. ``fedgraph.privacy.flower``'s).
         start_timeout (float, optional): seconds to wait for a new worker
             (it imports torch and fedgraph). (default: :obj:`600`)
         parent (int, optional): the process whose end stops the worker
@@ -159,9 +161,10 @@ class WorkerClientApp(ClientApp):
         self, target: str, start_timeout: float = 600.0, parent: int | None = None
     ) -> None:
         super().__init__()
-        if target not in TARGETS:
+        if target not in TARGETS and ":" not in target:
             raise ValueError(
-                f"`target` must be one of {sorted(TARGETS)} (got {target!r})"
+                f"`target` must be one of {sorted(TARGETS)} or a "
+                f"'package.module:attribute' ClientApp (got {target!r})"
             )
         self.target = target
         self.start_timeout = float(start_timeout)

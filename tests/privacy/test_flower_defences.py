@@ -1,0 +1,351 @@
+r"""Secure aggregation and private entity alignment in the Flower apps of
+:mod:`fedgraph.privacy.flower` (run-config keys ``privacy.*``): the real
+``ServerApp``/``ClientApp`` over
+:class:`~fedgraph.runtime.flower.LocalGrid`, which takes every message apart
+into Flower's wire objects; the deployment with real processes is the
+``slow`` test at the end."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+pytest.importorskip("flwr")
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
+from test_flower import (  # noqa: E402
+    EVAL_EVERY,
+    ROUNDS,
+    SETTINGS,
+    run_config,
+    simulate,
+    toy_federation,
+)
+
+from fedgraph.data.shard import FederatedKG  # noqa: E402
+from fedgraph.federated.payload import PayloadError  # noqa: E402
+from fedgraph.partition import save_partition  # noqa: E402
+from fedgraph.privacy.alignment import entity_tokens  # noqa: E402
+from fedgraph.privacy.flower import (  # noqa: E402
+    PrivateRunSettings,
+    client_app,
+    privacy_defaults,
+    server_app,
+)
+from fedgraph.runtime.flower import LocalGrid, run_local  # noqa: E402
+from fedgraph.runtime.flower.client_app import load_federation  # noqa: E402
+
+SECRET = "00112233445566778899aabbccddeeff" * 2
+# 2^24 levels on [-8, 8]: each aggregated coordinate within half a step
+# (4.8e-7) of FedE's; a few rounds of training keep the metrics within 1e-4.
+TOLERANCE = 1e-4
+
+
+@pytest.fixture(autouse=True)
+def _fresh_federation_cache(one_thread):
+    yield
+    load_federation.cache_clear()
+
+
+def named_toy() -> FederatedKG:
+    fed = toy_federation()
+    names = [f"/m/entity_{i:02d}" for i in range(fed.num_entities)]
+    return FederatedKG(fed.shards, fed.num_entities, fed.num_relations, names)
+
+
+@pytest.fixture
+def partition(tmp_path):
+    return save_partition(named_toy(), tmp_path / "toy3")
+
+
+@pytest.fixture
+def secret_file(tmp_path):
+    path = tmp_path / "client-side" / "secret.key"
+    path.parent.mkdir()
+    path.write_text(SECRET + "\n")
+    return path
+
+
+class RecordingGrid(LocalGrid):
+    r"""A :class:`LocalGrid` that keeps every message the server pulls."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.received = []
+
+    def pull_messages(self, message_ids):
+        out = list(super().pull_messages(message_ids))
+        self.received.extend(out)
+        return out
+
+
+def _run(grid, cfg):
+    from flwr.app import Context, RecordDict
+
+    context = Context(
+        run_id=grid.run.run_id, node_id=0, node_config={}, state=RecordDict(),
+        run_config=dict(cfg),
+    )  # fmt: skip
+    server_app(grid, context)
+    return grid
+
+
+def _curve(history):
+    return [h["valid"]["mrr"] for h in history if "valid" in h]
+
+
+# ------------------------------------------------------------------ SecAgg
+def test_secagg_deployment_equals_fede_within_the_quantisation(partition, tmp_path):
+    _, _, plain = simulate(partition, "fede")
+    out = tmp_path / "out"
+    cfg = run_config(partition, "fede", out, **{"privacy.secagg": True})
+    grid = RecordingGrid(client_app, [{"partition-id": i} for i in range(3)], cfg)
+    _run(grid, cfg)
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["settings"]["privacy"]["secagg"] is True
+    assert "SecAggStrategy" in doc["settings"]["strategy"]
+    assert doc["rounds"] == plain.rounds == ROUNDS
+    curve, reference = _curve(doc["history"]), _curve(plain.history)
+    assert len(curve) == ROUNDS // EVAL_EVERY
+    assert curve == pytest.approx(reference, abs=TOLERANCE)
+    assert doc["weighted"]["mrr"] == pytest.approx(plain.test["mrr"], abs=TOLERANCE)
+    # the server's table is FedE's up to the quantisation
+    server = torch.load(out / "server.pt", weights_only=False)
+    assert torch.allclose(server["strategy"]["table"], _table(partition), atol=1e-4)
+    # every training reply carried one masked integer vector and no entity id
+    trains = [m for m in grid.received if m.metadata.message_type == "train"]
+    assert len(trains) == 3 * ROUNDS
+    for m in trains:
+        arrays = m.content["arrays"]
+        assert list(arrays) == ["secagg-masked"] and len(m.content["row-ids"]) == 0
+        masked = arrays["secagg-masked"].numpy()
+        assert masked.size == 15 * (SETTINGS["dim"] + 1)
+        assert masked.min() >= 0 and masked.max() < 2**32
+    registrations = [
+        m for m in grid.received if m.metadata.message_type == "query.register"
+    ]
+    assert [list(m.content["arrays"]) for m in registrations] == [
+        ["secagg-public-key"]
+    ] * 3
+
+
+def _table(partition):
+    strategy, _, _ = simulate(partition, "fede")
+    return strategy.table
+
+
+def test_secagg_neighbours_and_quantisation_reach_both_sides(partition, tmp_path):
+    # SecAgg+ with one neighbour each (a ring over 3 clients) and a coarse
+    # quantisation: still FedE up to the coarser step (8 / 2^16 = 1.2e-4)
+    _, _, plain = simulate(partition, "fede")
+    out = tmp_path / "out"
+    cfg = run_config(
+        partition, "fede", out,
+        **{"privacy.secagg": True, "privacy.secagg-neighbours": 1,
+           "privacy.secagg-levels": 2**17},
+    )  # fmt: skip
+    grid = RecordingGrid(client_app, [{"partition-id": i} for i in range(3)], cfg)
+    _run(grid, cfg)
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["settings"]["privacy"]["secagg_levels"] == 2**17
+    assert _curve(doc["history"]) == pytest.approx(_curve(plain.history), abs=2e-3)
+    downs = [m for m in grid.received if m.metadata.message_type == "train"]
+    assert downs  # each client was sent the keys of its ring neighbours only
+
+
+def test_secagg_stops_a_round_that_lost_a_client(partition, tmp_path):
+    # Without the lost client's masks the sum cannot be unmasked: the run
+    # stops naming it rather than aggregating noise.
+    out = tmp_path / "out"
+    cfg = run_config(
+        partition, "fede", out,
+        **{"privacy.secagg": True, "accept-failures": True},
+    )  # fmt: skip
+
+    class Losing(LocalGrid):
+        def _handle(self, message):
+            if (
+                message.metadata.message_type == "train"
+                and self.contexts[message.metadata.dst_node_id].node_config[
+                    "partition-id"
+                ]
+                == 1
+            ):
+                raise_lost = RuntimeError("node lost")
+                from flwr.app import Error, Message
+                from flwr.common.constant import ErrorCode
+
+                return Message(
+                    Error(code=ErrorCode.CLIENT_APP_RAISED_EXCEPTION,
+                          reason=str(raise_lost)),
+                    reply_to=message,
+                )  # fmt: skip
+            return super()._handle(message)
+
+    grid = Losing(client_app, [{"partition-id": i} for i in range(3)], cfg)
+    with pytest.raises(PayloadError, match="round 1: no masked vector from client 1"):
+        _run(grid, cfg)
+    status = json.loads((out / "status.json").read_text())
+    assert status["status"] == "failed" and "cannot be unmasked" in status["error"]
+
+
+# -------------------------------------------------------- private alignment
+def _strings(record):
+    r"""Every string and byte string of a Flower record (keys included)."""
+    from flwr.app import ArrayRecord
+
+    out = [str(k) for k in record]
+    if not isinstance(record, ArrayRecord):
+        for v in record.values():
+            items = v if isinstance(v, list) else [v]
+            out += [x.decode("latin-1") if isinstance(x, bytes) else str(x)
+                    for x in items]  # fmt: skip
+    return out
+
+
+def test_private_alignment_server_receives_no_name_and_no_global_id(
+    partition, tmp_path, secret_file
+):
+    fed = named_toy()
+    names = fed.entity_names
+    out = tmp_path / "out"
+    cfg = run_config(partition, "fede", out, **{"privacy.private-alignment": True})
+    nodes = [
+        {"partition-id": i, "alignment-secret": str(secret_file)} for i in range(3)
+    ]
+    grid = RecordingGrid(client_app, nodes, cfg)
+    _run(grid, cfg)
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["settings"]["privacy"]["private_alignment"] is True
+    # nothing in the run config or the server's outputs names the secret file
+    assert str(secret_file) not in json.dumps(doc)
+
+    kinds = {m.metadata.message_type for m in grid.received}
+    assert kinds == {"query.align", "query.register", "train", "evaluate"}
+    tokens = entity_tokens(names, bytes.fromhex(SECRET))
+    seen_ids = []
+    for m in grid.received:
+        assert not m.has_error()
+        for name, record in m.content.items():
+            # no entity name anywhere: not in a key, a config value or a metric
+            for s in _strings(record):
+                assert not any(n in s for n in names), (m.metadata.message_type, s)
+            if name == "row-ids":
+                seen_ids += [a.numpy() for a in record.values()]
+            elif name == "arrays":  # the rows themselves: floating point only
+                assert all(a.numpy().dtype.kind == "f" for a in record.values())
+    ids = torch.cat([torch.from_numpy(a).long() for a in seen_ids])
+    # registrations and 4 rounds of uploads, all as keyed tokens: no raw
+    # global id (0 … 14) and every one the HMAC of an entity's name ...
+    assert ids.numel() == 3 * 7 * (1 + ROUNDS)
+    assert int(ids.min()) > 2**40
+    assert torch.isin(ids, tokens).all()
+    # ... which another secret does not reproduce
+    other = entity_tokens(names, bytes.fromhex("ff" * 32))
+    assert not torch.isin(ids, other).any()
+
+
+def test_private_alignment_equals_fede(partition, tmp_path, secret_file):
+    # Alignment by tokens is lossless: the run is FedE's on the table whose
+    # row of entity e is the server's row of e's token.
+    from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
+    from fedgraph.runtime import run_simulation
+
+    out = tmp_path / "out"
+    cfg = run_config(partition, "fede", out, **{"privacy.private-alignment": True})
+    nodes = [
+        {"partition-id": i, "alignment-secret": str(secret_file)} for i in range(3)
+    ]
+    _run(LocalGrid(client_app, nodes, cfg), cfg)
+    doc = json.loads((out / "results.json").read_text())
+    fed = named_toy()
+    strategy, clients = build_kge_federation("fede", fed, KGESettings(**SETTINGS))
+    rank = torch.argsort(
+        torch.argsort(entity_tokens(fed.entity_names, bytes.fromhex(SECRET)))
+    )
+    strategy.table = strategy.table[rank].clone()
+    res = run_simulation(
+        strategy, clients, num_rounds=ROUNDS, eval_every=EVAL_EVERY,
+        seed=SETTINGS["seed"], progress=False,
+    )  # fmt: skip
+    assert _curve(doc["history"]) == pytest.approx(_curve(res.history), abs=1e-6)
+
+
+def test_private_alignment_needs_the_secret_on_every_node(partition, tmp_path):
+    cfg = run_config(partition, "fede", tmp_path / "out",
+                     **{"privacy.private-alignment": True})  # fmt: skip
+    with pytest.raises(Exception, match="alignment-secret"):
+        run_local(server_app, client_app, cfg, num_nodes=3)
+    bad = tmp_path / "short.key"
+    bad.write_text("abcd")
+    nodes = [{"partition-id": i, "alignment-secret": str(bad)} for i in range(3)]
+    with pytest.raises(Exception, match="at least 16 bytes"):
+        _run(LocalGrid(client_app, nodes, cfg), cfg)
+
+
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        ({"privacy.secagg": "yes"}, "`privacy.secagg` must be a boolean"),
+        ({"privacy.secagg-levels": 1.5}, "`privacy.secagg-levels` must be an integer"),
+        (
+            {"privacy.secagg": True, "privacy.private-alignment": True},
+            "either it or private alignment",
+        ),
+        ({"privacy.secagg": True, "privacy.secagg-levels": 1}, "privacy"),
+        ({"privacy.dp-epsilon": 1.0}, "Unknown run-config key `privacy.dp-epsilon`"),
+        ({"privacy.secagg": True, "fusion.enabled": True}, "does not combine"),
+    ],
+)
+def test_privacy_run_config_errors_name_the_key(extra, message):
+    with pytest.raises(ValueError, match=message):
+        PrivateRunSettings.from_run_config({"data": "x", "algorithm": "fede", **extra})
+
+
+def test_privacy_off_by_default_is_the_plain_app(partition, tmp_path):
+    cfg = PrivateRunSettings.from_run_config(
+        {"data": "x", "algorithm": "fede", **privacy_defaults()}
+    )
+    assert cfg.privacy is None
+    # with every defence off the apps are the plain KGE apps, number for number
+    _, _, plain = simulate(partition, "fede")
+    out = tmp_path / "out"
+    cfg = run_config(partition, "fede", out, **privacy_defaults())
+    run_local(server_app, client_app, cfg, num_nodes=3)
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["settings"]["privacy"] is None
+    assert _curve(doc["history"]) == _curve(plain.history)
+    assert doc["weighted"]["mrr"] == plain.test["mrr"]
+
+
+# -------------------------------------------------------------------- UMLS
+@pytest.mark.dataset
+def test_secagg_deployment_equals_fede_validation_curve_on_umls(tmp_path):
+    from fedgraph.data import load_dataset
+    from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
+    from fedgraph.partition import resolve_partitioner
+    from fedgraph.runtime import run_simulation
+
+    fed = resolve_partitioner("relation", 3, seed=0)(load_dataset("umls"))
+    data = save_partition(fed, tmp_path / "umls-r3")
+    settings = dict(dim=32, lr=0.001, batch_size=512, num_negatives=32)
+    strategy, clients = build_kge_federation("fede", fed, KGESettings(**settings))
+    plain = run_simulation(
+        strategy, clients, num_rounds=3, eval_every=1, patience=0, progress=False,
+        test=False,
+    )  # fmt: skip
+    out = tmp_path / "out"
+    cfg = {
+        "data": str(data), "algorithm": "fede", "num-rounds": 3, "eval-every": 1,
+        "patience": 0, "test": False, "out": str(out), "privacy.secagg": True,
+        **{k.replace("_", "-"): v for k, v in settings.items()},
+    }  # fmt: skip
+    run_local(server_app, client_app, cfg, num_nodes=3)
+    doc = json.loads((out / "results.json").read_text())
+    curve, reference = _curve(doc["history"]), _curve(plain.history)
+    assert len(curve) == 3 and curve != [0.0] * 3
+    assert curve == pytest.approx(reference, abs=TOLERANCE)
