@@ -14,7 +14,11 @@ fedgraph payload. With every defence off they are the plain apps.
   elliptic-curve public key. The server relays each client the keys of its
   neighbours (``privacy.secagg-neighbours``) in the ``"train"`` message and
   learns only the sums. A client lost mid-round stops the run with an
-  error naming it (its masks would not cancel).
+  error naming it (its masks would not cancel) unless
+  ``privacy.secagg-threshold`` is set (at least 2, with
+  ``accept-failures = true``): then every round runs SecAgg+'s setup,
+  masked-input and unmask exchanges (:mod:`fedgraph.privacy.secagg_plus`)
+  and the survivors' sum is recovered.
 * ``privacy.private-alignment = true``: the node names its entities by
   keyed-hash tokens (:mod:`fedgraph.privacy.alignment`) under the
   federation secret, read from the file that the **node** config's
@@ -62,6 +66,7 @@ PRIVACY_KEYS = {
     "secagg-neighbours": "secagg_neighbours",
     "secagg-clip-range": "secagg_clip_range",
     "secagg-levels": "secagg_levels",
+    "secagg-threshold": "secagg_threshold",
     "private-alignment": "private_alignment",
 }
 #: node-config key: the file holding the federation secret (hex).
@@ -146,6 +151,7 @@ def wrap_strategy(strategy: Any, privacy: PrivacySettings | None) -> Any:
             privacy.secagg_neighbours or None,
             privacy.secagg_clip_range,
             privacy.secagg_levels,
+            privacy.secagg_threshold,
         )
     return strategy
 
@@ -204,6 +210,15 @@ class PrivateRunSettings(FlowerRunSettings):
                 "`privacy.*` defences (the fusion step evaluates each client's "
                 "model outside them)"
             )
+        if (
+            privacy is not None
+            and privacy.secagg_threshold
+            and not base.accept_failures
+        ):
+            raise ValueError(
+                "Run-config key `privacy.secagg-threshold` recovers the sum of a "
+                "round that lost a client: it needs `accept-failures = true`"
+            )
         fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(base)}
         return cls(**fields, privacy=privacy)
 
@@ -227,8 +242,26 @@ def build_private_client(cfg: PrivateRunSettings, node_config: Any) -> tuple[Any
     return wrap_client(client, cfg.privacy, fed, node_config), cid
 
 
+def wrap_transport(transport: Any, strategy: Any) -> Any:
+    r"""The loop's transport: :class:`~fedgraph.privacy.secagg_plus.SecAggTransport`
+    (setup, masked input, unmask in each round) when the run recovers
+    dropouts (``privacy.secagg-threshold``), else ``transport``."""
+    from fedgraph.privacy.secagg import SecAggStrategy
+    from fedgraph.privacy.secagg_plus import SecAggTransport
+    from fedgraph.privacy.wrap import find_wrapper
+
+    secagg = find_wrapper(strategy, SecAggStrategy)
+    if secagg is None or not secagg.threshold:
+        return transport
+    return SecAggTransport(transport, secagg)
+
+
 #: ``serverapp = "fedgraph.privacy.flower:server_app"``.
-server_app = make_server_app(build_private_strategy, PrivateRunSettings.from_run_config)
+server_app = make_server_app(
+    build_private_strategy,
+    PrivateRunSettings.from_run_config,
+    wrap_transport=wrap_transport,
+)
 #: ``clientapp = "fedgraph.privacy.flower:client_app"`` (a process per message).
 client_app = make_client_app(build_private_client, PrivateRunSettings.from_run_config)
 #: ``clientapp = "fedgraph.privacy.flower:node_app"`` (process-lived worker).
@@ -246,6 +279,7 @@ __all__ = [
     "wrap_client",
     "build_private_strategy",
     "build_private_client",
+    "wrap_transport",
     "server_app",
     "client_app",
     "node_app",

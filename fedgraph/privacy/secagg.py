@@ -127,11 +127,14 @@ class SecAggClient(ClientWrapper):
         self.num_entities = int(num_entities)
         self.clip_range, self.levels = float(clip_range), int(levels)
         self._private_key = ec.generate_private_key(ec.SECP384R1())
+        #: this round's secrets with dropout recovery (:mod:`.secagg_plus`)
+        self.round_state: dict[str, Any] | None = None
 
-    def _public_bytes(self) -> bytes:
+    def _public_bytes(self, key: Any = None) -> bytes:
         from cryptography.hazmat.primitives import serialization
 
-        return self._private_key.public_key().public_bytes(
+        key = self._private_key if key is None else key
+        return key.public_key().public_bytes(
             serialization.Encoding.X962,
             serialization.PublicFormat.UncompressedPoint,
         )
@@ -165,6 +168,13 @@ class SecAggClient(ClientWrapper):
             generate_shared_key,
         )
 
+        from fedgraph.privacy import secagg_plus as plus
+
+        stage = payload.config.get(plus.STAGE)
+        if stage == plus.SETUP:
+            return plus.client_setup(self, payload)
+        if stage == plus.UNMASK:
+            return plus.client_unmask(self, payload)
         reply = self.inner.fit(self._own_rows(payload))
         rows, ids = reply.arrays[self.key], reply.row_ids[self.key].long()
         n, d = self.num_entities, rows.size(1)
@@ -174,6 +184,9 @@ class SecAggClient(ClientWrapper):
         masked = dense.view(-1)
         me = int(self.inner.client_id)
         rnd = int(payload.config[ROUND])
+        if plus.THRESHOLD in payload.config:  # per-round keys and a self-mask
+            masked = masked + plus.client_round_masks(self, payload, masked.numel())
+            return self._masked_reply(masked, reply)
         for key, value in payload.arrays.items():
             if not key.startswith(PEER):
                 continue
@@ -185,9 +198,12 @@ class SecAggClient(ClientWrapper):
                 generate_shared_key(self._private_key, peer), rnd, masked.numel()
             )
             masked = masked + mask if me < j else masked - mask
-        masked = torch.remainder(masked, MODULUS)
+        return self._masked_reply(masked, reply)
+
+    @staticmethod
+    def _masked_reply(masked: Tensor, reply: Payload) -> Payload:
         return Payload(
-            arrays={MASKED: masked},
+            arrays={MASKED: torch.remainder(masked, MODULUS)},
             metrics=dict(reply.metrics),
             num_examples=reply.num_examples,
         )
@@ -203,7 +219,10 @@ class SecAggClient(ClientWrapper):
             serialization.PrivateFormat.PKCS8,
             serialization.NoEncryption(),
         )
-        return {**self.inner.state_dict(), "secagg_private_key": _key_tensor(pem)}
+        out = {**self.inner.state_dict(), "secagg_private_key": _key_tensor(pem)}
+        if self.round_state is not None:
+            out["secagg_round_state"] = _encode_round_state(self.round_state)
+        return out
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         from cryptography.hazmat.primitives import serialization
@@ -213,6 +232,28 @@ class SecAggClient(ClientWrapper):
             self._private_key = serialization.load_pem_private_key(
                 _key_bytes(state["secagg_private_key"]), password=None
             )
+        self.round_state = _decode_round_state(state.get("secagg_round_state"))
+
+
+def _encode_round_state(rs: Mapping[str, Any]) -> dict[str, Any]:
+    r"""A round's secrets as tensors (``state_dict``-able)."""
+    maps = ("own", "received", "identities")
+    out: dict[str, Any] = {"round": torch.tensor(rs["round"])}
+    out.update({k: _key_tensor(rs[k]) for k in ("key", "seed")})
+    out.update(
+        {m: {int(j): _key_tensor(v) for j, v in rs.get(m, {}).items()} for m in maps}
+    )
+    return out
+
+
+def _decode_round_state(enc: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if enc is None:
+        return None
+    out: dict[str, Any] = {"round": int(enc["round"])}
+    out.update({k: _key_bytes(enc[k]) for k in ("key", "seed")})
+    for m in ("own", "received", "identities"):
+        out[m] = {int(j): _key_bytes(v) for j, v in enc[m].items()}
+    return out
 
 
 class SecAggStrategy(StrategyWrapper):
@@ -233,8 +274,18 @@ class SecAggStrategy(StrategyWrapper):
         num_neighbours: int | None = None,
         clip_range: float = 8.0,
         levels: int = 2**24,
+        threshold: int = 0,
     ) -> None:
         super().__init__(inner)
+        if threshold < 0 or threshold == 1:
+            raise ValueError(
+                f"the SecAgg threshold must be 0 (no dropout recovery) or at "
+                f"least 2 (got {threshold})"
+            )
+        self.threshold = int(threshold)
+        self.round_keys: Any = None
+        self.correction: Tensor | None = None
+        self.survivors: list[int] = []
         base = innermost(inner)
         plain = type(base).aggregation_weights is FedE.aggregation_weights
         if (
@@ -276,9 +327,13 @@ class SecAggStrategy(StrategyWrapper):
         out = super().configure_train(server_round, client_ids)
         graph = neighbours(list(out), self.num_neighbours)
         self.participants = sorted(int(c) for c in out)
+        if self.threshold:  # per-round keys, set up by SecAggTransport
+            from fedgraph.privacy.secagg_plus import RoundKeys
+
+            self.round_keys = RoundKeys(server_round, graph)
         for c, p in out.items():
             p.config[ROUND] = int(server_round)
-            for j in graph[int(c)]:
+            for j in [] if self.threshold else graph[int(c)]:
                 p.arrays[f"{PEER}{j}"] = self.public_keys[j]
         return out
 
@@ -287,7 +342,13 @@ class SecAggStrategy(StrategyWrapper):
     ) -> None:
         if not replies:
             return
-        lost = sorted(set(self.participants) - {int(c) for c in replies})
+        expected = self.survivors if self.threshold else self.participants
+        if self.threshold and self.correction is None:
+            raise PayloadError(
+                "Secure aggregation with dropout recovery runs over SecAggTransport "
+                "(its setup and unmask stages); this round had neither"
+            )
+        lost = sorted(set(expected) - {int(c) for c in replies})
         if lost:
             raise PayloadError(
                 f"Secure aggregation, round {server_round}: no masked vector from "
@@ -303,6 +364,9 @@ class SecAggStrategy(StrategyWrapper):
             if MASKED not in p.arrays:
                 raise PayloadError(f"Client {c} replied without a masked vector")
             total = torch.remainder(total + p.arrays[MASKED], MODULUS)
+        if self.threshold:  # the survivors' self-masks, the lost ones' masks
+            total = torch.remainder(total - self.correction, MODULUS)
+            self.correction = None
         n, width = self.base.num_entities, self.base.entity_dim
         total = total.view(n, width + 1)
         counts = total[:, width].double()

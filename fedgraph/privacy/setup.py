@@ -43,6 +43,10 @@ class PrivacySettings:
         secagg_neighbours (int): SecAgg+ neighbours (``0``: all: SecAgg).
         secagg_clip_range (float): :math:`B` of the quantisation.
         secagg_levels (int): quantisation levels.
+        secagg_threshold (int): SecAgg+ dropout recovery with this Shamir
+            threshold (``0``: none; at least 2), in a Flower deployment
+            (:mod:`fedgraph.privacy.secagg_plus`; the in-process simulation
+            loses no client and runs without it).
         private_alignment (bool): keyed-hash entity tokens.
     """
 
@@ -54,6 +58,7 @@ class PrivacySettings:
     secagg_neighbours: int = 0
     secagg_clip_range: float = 8.0
     secagg_levels: int = 2**24
+    secagg_threshold: int = 0
     private_alignment: bool = False
 
     def __post_init__(self) -> None:
@@ -80,6 +85,13 @@ class PrivacySettings:
             or self.secagg_clip_range <= 0
         ):
             raise ValueError("secagg settings must be positive")
+        if self.secagg_threshold < 0 or self.secagg_threshold == 1:
+            raise ValueError(
+                "the secagg threshold must be 0 (no dropout recovery) or at least "
+                f"2 (got {self.secagg_threshold})"
+            )
+        if self.secagg_threshold and not self.secagg:
+            raise ValueError("a secagg threshold needs secure aggregation switched on")
 
     @property
     def active(self) -> bool:

@@ -349,3 +349,183 @@ def test_secagg_deployment_equals_fede_validation_curve_on_umls(tmp_path):
     curve, reference = _curve(doc["history"]), _curve(plain.history)
     assert len(curve) == 3 and curve != [0.0] * 3
     assert curve == pytest.approx(reference, abs=TOLERANCE)
+
+
+def test_the_private_example_app_lists_every_key_of_the_plain_one():
+    # Flower only overrides keys the app lists: the private app lists the
+    # plain app's keys with the same defaults, plus every privacy key (off).
+    from flwr.common.config import get_fused_config_from_dir, get_project_config
+
+    from fedgraph.privacy.flower import PRIVACY_KEYS
+
+    examples = Path(__file__).parents[2] / "examples"
+    plain = get_fused_config_from_dir(examples / "flower_app", {})
+    private = get_fused_config_from_dir(examples / "flower_private_app", {})
+    assert {k: v for k, v in private.items() if not k.startswith("privacy.")} == plain
+    assert {k for k in private if k.startswith("privacy.")} == {
+        f"privacy.{k}" for k in PRIVACY_KEYS
+    }
+    assert {k: private[k] for k in privacy_defaults()} == privacy_defaults()
+    assert PrivateRunSettings.from_run_config(private).privacy is None
+    components = get_project_config(examples / "flower_private_app")["tool"]["flwr"][
+        "app"
+    ]["components"]
+    assert components == {
+        "serverapp": "fedgraph.privacy.flower:server_app",
+        "clientapp": "fedgraph.privacy.flower:node_app",
+    }
+
+
+# ------------------------------------------------- real processes (slow)
+def _deploy(tmp_path, data, run_config, node_config=""):
+    r"""A SuperLink and 3 SuperNodes on 127.0.0.1 (the launcher of
+    ``benchmarks/flower_deploy.py``) running ``examples/flower_private_app``
+    with ``run_config``; returns the run's ``results.json``."""
+    import importlib.util
+    import shutil
+    import types
+
+    from test_flower_deploy import free_ports
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location(
+        "flower_deploy", root / "benchmarks" / "flower_deploy.py"
+    )
+    launcher = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(launcher)
+
+    class Deployment(launcher.Deployment):
+        def start_node(self, k):
+            cmd = [
+                str(launcher.BIN / "flower-supernode"), "--insecure",
+                "--superlink", f"127.0.0.1:{self.link_port}",
+                "--host", "127.0.0.1", "--port", str(self.link_port + 1 + k),
+                "--node-config", f"partition-id={k} {node_config}".strip(),
+            ]  # fmt: skip
+            self._start(f"node{k}", cmd, self.node_dir, self.node_env)
+
+    work = tmp_path / "work"
+    args = types.SimpleNamespace(
+        port=free_ports(9600), tls=False, timeline=False, clientapp="worker"
+    )
+    dep = Deployment(work, data, 3, args)
+    app = work / "app"
+    shutil.copytree(root / "examples" / "flower_private_app", app)
+    out = work / "server" / "out"
+    config = {**run_config, "data": "data", "out": str(out), "threads": 1}
+    config["connect-timeout"] = 600.0
+    text = " ".join(f"{k}={launcher.toml_value(v)}" for k, v in config.items())
+    try:
+        dep.start_superlink()
+        dep.write_flwr_config()
+        for k in range(3):
+            dep.start_node(k)
+        rc = dep.run(app, text, lambda line: None)
+    finally:
+        dep.stop_all()
+    status = json.loads((out / "status.json").read_text())
+    assert rc == 0 and status["status"] == "completed", status
+    return json.loads((out / "results.json").read_text())
+
+
+@pytest.mark.slow
+def test_a_secagg_deployment_equals_fede_and_private_alignment_the_local_run(
+    tmp_path, secret_file
+):
+    data = save_partition(named_toy(), tmp_path / "toy3")
+    toy = {k.replace("_", "-"): v for k, v in SETTINGS.items()}
+    base = {"algorithm": "fede", "num-rounds": 3, "eval-every": 1, **toy}
+    base["patience"] = 0
+    # SecAgg: FedE's validation curve within the quantisation tolerance
+    doc = _deploy(tmp_path / "secagg", data, {**base, "privacy.secagg": True})
+    local = {**base, "data": str(data), "out": str(tmp_path / "plain")}
+    run_local(server_app, client_app, local, num_nodes=3)
+    plain = json.loads((tmp_path / "plain" / "results.json").read_text())
+    assert "SecAggStrategy" in doc["settings"]["strategy"]
+    assert len(_curve(doc["history"])) == 3
+    assert _curve(doc["history"]) == pytest.approx(
+        _curve(plain["history"]), abs=TOLERANCE
+    )
+    # private alignment: the secret only on the nodes; the numbers of the
+    # in-process apps
+    private = {**base, "privacy.private-alignment": True}
+    doc = _deploy(
+        tmp_path / "aligned", data, private, f"alignment-secret='{secret_file}'"
+    )
+    nodes = [
+        {"partition-id": i, "alignment-secret": str(secret_file)} for i in range(3)
+    ]
+    cfg = {**private, "data": str(data), "out": str(tmp_path / "local")}
+    _run(LocalGrid(client_app, nodes, cfg), cfg)
+    local_doc = json.loads((tmp_path / "local" / "results.json").read_text())
+    assert _curve(doc["history"]) == _curve(local_doc["history"])
+    assert doc["weighted"] == local_doc["weighted"]
+
+
+# ------------------------------------------------------ dropout recovery
+class LosingGrid(LocalGrid):
+    r"""Client ``lose``'s node fails its round-``at`` training (its masked
+    input, under SecAgg+) and is back for the next round."""
+
+    lose, at = 1, 2
+
+    def _handle(self, message):
+        from flwr.app import Error, Message
+        from flwr.common.constant import ErrorCode
+
+        from fedgraph.privacy.secagg_plus import STAGE
+        from fedgraph.runtime.flower.protocol import SERVER_ROUND, from_content
+
+        node = self.contexts[message.metadata.dst_node_id].node_config
+        payload, control = from_content(message.content)
+        if (
+            message.metadata.message_type == "train"
+            and node["partition-id"] == self.lose
+            and control.get(SERVER_ROUND) == self.at
+            and STAGE not in payload.config
+        ):
+            error = Error(code=ErrorCode.CLIENT_APP_RAISED_EXCEPTION, reason="lost")
+            return Message(error, reply_to=message)
+        return super()._handle(message)
+
+
+def test_secagg_plus_recovers_the_sum_of_a_round_that_lost_a_node(partition, tmp_path):
+    nodes = [{"partition-id": i} for i in range(3)]
+    runs = {}
+    for name, extra in (
+        ("plain", {}),
+        ("secagg", {"privacy.secagg": True, "privacy.secagg-threshold": 2}),
+    ):
+        out = tmp_path / name
+        cfg = run_config(partition, "fede", out, **{"accept-failures": True, **extra})
+        grid = type("G", (LosingGrid, RecordingGrid), {})(client_app, nodes, cfg)
+        _run(grid, cfg)
+        runs[name] = (json.loads((out / "results.json").read_text()), grid)
+    plain, secure = runs["plain"][0], runs["secagg"][0]
+    # round 2 went on without client 1 in both runs (which then leave the
+    # lost node out), and the survivors' sum was unmasked: FedE's aggregate
+    # over clients 0 and 2
+    events = [
+        sorted((e["event"], e["client"], e["round"]) for h in d["history"]
+               for e in h.get("events", []))
+        for d in (plain, secure)
+    ]  # fmt: skip
+    assert events[0] == events[1] and ("failed", 1, 2) in events[0]
+    assert _curve(secure["history"]) == pytest.approx(
+        _curve(plain["history"]), abs=TOLERANCE
+    )
+    # three training exchanges a round (setup, masked input, unmask): 3 x 3
+    # replies in round 1; in round 2 client 1's masked input is an error reply
+    # and it is asked for no share; then the lost node is left out
+    received = runs["secagg"][1].received
+    trains = [m for m in received if m.metadata.message_type == "train"]
+    assert len(trains) == 9 + (3 + 3 + 2) + 2 * (2 + 2 + 2)
+    assert sum(m.has_error() for m in trains) == 1
+
+
+def test_secagg_threshold_needs_accept_failures():
+    with pytest.raises(ValueError, match="needs `accept-failures = true`"):
+        PrivateRunSettings.from_run_config(
+            {"data": "x", "algorithm": "fede", "privacy.secagg": True,
+             "privacy.secagg-threshold": 2}
+        )  # fmt: skip

@@ -31,6 +31,11 @@ StrategyBuilder = Callable[[Any, AlignedRun], tuple[Strategy, int]]
 #: ``to_dict()`` (:class:`FlowerRunSettings`, ``RGCNRunSettings``).
 SettingsParser = Callable[[Mapping[str, Any]], Any]
 
+#: ``f(transport, strategy) -> transport``: the transport the round loop
+#: drives (e.g. one that runs a multi-stage protocol in each round,
+#: :class:`fedgraph.privacy.secagg_plus.SecAggTransport`).
+TransportWrapper = Callable[[Any, Strategy], Any]
+
 
 def build_kge_strategy(
     cfg: FlowerRunSettings, aligned: AlignedRun | None = None
@@ -118,6 +123,7 @@ def run_server(
     progress: bool = False,
     stop_after: int | None = None,
     alignment: Alignment = KGE_ALIGNMENT,
+    wrap_transport: TransportWrapper | None = None,
 ) -> tuple[Strategy, SimulationResult]:
     r"""Builds the strategy of ``run_config`` and runs the federation over
     ``grid``; writes ``results.json`` when the run config sets ``out``.
@@ -125,7 +131,10 @@ def run_server(
 
     ``parse`` turns the run config into settings and ``build_strategy``
     makes the strategy from them: federated KGE by default, Fed-RGCN with
-    :mod:`fedgraph.runtime.flower.rgcn`'s pair.
+    :mod:`fedgraph.runtime.flower.rgcn`'s pair. ``wrap_transport``, given
+    the grid's transport and the strategy, returns the transport the round
+    loop drives (a protocol of several exchanges per round, e.g. SecAgg+'s
+    with dropout recovery, :mod:`fedgraph.privacy.flower`).
 
     With the run config's ``checkpoint-dir`` the server writes ``last.pt``
     after every round and ``best.pt`` at every new best round (the strategy,
@@ -147,7 +156,8 @@ def run_server(
     if cfg.threads > 0:
         torch.set_num_threads(cfg.threads)
     try:
-        return _run(grid, cfg, build_strategy, progress, stop_after, alignment)
+        steps = (build_strategy, alignment, wrap_transport)
+        return _run(grid, cfg, steps, progress, stop_after)
     except Exception as exc:
         if cfg.out:
             write_status(cfg.out, "failed", f"{type(exc).__name__}: {exc}")
@@ -169,11 +179,11 @@ def write_status(out: str | os.PathLike[str], status: str, error: str = "") -> P
 def _run(
     grid: Any,
     cfg: Any,
-    build_strategy: StrategyBuilder,
+    steps: tuple[StrategyBuilder, Alignment, TransportWrapper | None],
     progress: bool,
     stop_after: int | None,
-    alignment: Alignment,
 ) -> tuple[Strategy, SimulationResult]:
+    build_strategy, alignment, wrap_transport = steps
     ckpt_dir = getattr(cfg, "checkpoint_dir", "")  # Fed-RGCN settings have none
     transport = GridTransport(
         grid, cfg.num_clients, checkpoint=bool(ckpt_dir), **transport_kwargs(cfg)
@@ -186,8 +196,12 @@ def _run(
     settings = LoopSettings(
         **cfg.loop_kwargs(), progress=progress, stop_after=stop_after
     )
+    if wrap_transport is not None:  # the loop's rounds; checkpoints stay on the grid
+        loop_transport = wrap_transport(transport, strategy)
+    else:
+        loop_transport = transport
     res = run_federation(
-        strategy, transport, settings, LoopHooks(on_round=_log_round, **hooks)
+        strategy, loop_transport, settings, LoopHooks(on_round=_log_round, **hooks)
     )
     if stop_after is not None and _interrupted(res, cfg):
         return strategy, res
@@ -327,9 +341,10 @@ def make_server_app(
     build_strategy: StrategyBuilder = build_kge_strategy,
     parse: SettingsParser = FlowerRunSettings.from_run_config,
     alignment: Alignment = KGE_ALIGNMENT,
+    wrap_transport: TransportWrapper | None = None,
 ) -> Any:
     r"""A ``flwr.serverapp.ServerApp`` whose ``main`` is :func:`run_server`
-    (with ``alignment`` as its alignment step)."""
+    (with ``alignment`` as its alignment step and ``wrap_transport``)."""
     from flwr.app import Context
     from flwr.serverapp import Grid, ServerApp
 
@@ -343,6 +358,7 @@ def make_server_app(
             build_strategy=build_strategy,
             parse=parse,
             alignment=alignment,
+            wrap_transport=wrap_transport,
         )
 
     return app

@@ -1,0 +1,418 @@
+r"""Dropout recovery for secure aggregation: SecAgg+'s per-round keys,
+self-masks and Shamir shares (Bell et al., CCS 2020), on top of the masked
+sums of :mod:`fedgraph.privacy.secagg`.
+
+With a threshold :math:`t > 0` (``SecAggStrategy(..., threshold=t)``, run
+config ``privacy.secagg-threshold``), a training round is three exchanges of
+``"train"`` messages, driven by :class:`SecAggTransport`:
+
+1. *Setup*: each participant :math:`i` draws a fresh key pair
+   :math:`s_i` for this round's pairwise masks and a self-mask seed
+   :math:`b_i`, splits both into Shamir shares (threshold :math:`t`) for its
+   share holders (itself and its neighbours in the ring graph), encrypts
+   each share for its holder under the key it agrees with the holder from
+   their registered identity keys, and uploads its round public key and the
+   ciphertexts. The server relays each client its neighbours' round public
+   keys and the ciphertexts addressed to it.
+2. *Masked input*: as without recovery, plus the self-mask
+   :math:`\mathrm{PRG}(b_i)`; the pairwise masks come from the round keys.
+3. *Unmask*: the server names the survivors (who sent a masked vector) and
+   the lost; each survivor returns, for every client whose shares it holds,
+   the share of :math:`b_j` if :math:`j` survived, of :math:`s_j` if
+   :math:`j` was lost, never both. With :math:`t` shares the server rebuilds
+   each survivor's self-mask and each lost client's round key, removes the
+   self-masks and the lost clients' pairwise masks with the survivors, and is
+   left with the sum of the survivors' inputs.
+
+The server, colluding with fewer than :math:`t` clients, learns nothing but
+that sum: a late masked vector of a client declared lost still hides behind
+its self-mask, and a round key is used for one round only. Shares, key
+agreement and encryption are Flower's (``create_shares``/``combine_shares``,
+``generate_shared_key``, ``encrypt``/``decrypt``).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from fedgraph.federated.payload import Payload, PayloadError
+from fedgraph.runtime.transport import Transport
+
+STAGE = "secagg-stage"
+SETUP = "setup"
+UNMASK = "unmask"
+THRESHOLD = "secagg-threshold"
+HOLDERS = "secagg-holders"
+SURVIVORS = "secagg-survivors"
+LOST = "secagg-lost"
+IDENTITY = "secagg-identity/"
+ROUND_KEY = "secagg-round-key"
+CIPHER = "secagg-cipher/"
+B_SHARE = "secagg-b-share/"
+SK_SHARE = "secagg-sk-share/"
+
+
+def _bytes(t: Tensor) -> bytes:
+    return bytes(t.to(torch.uint8).tolist())
+
+
+def _tensor(data: bytes) -> Tensor:
+    return torch.tensor(list(data), dtype=torch.uint8)
+
+
+def _pem(key: Any) -> bytes:
+    from cryptography.hazmat.primitives import serialization
+
+    return key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+
+
+def _public(data: bytes) -> Any:
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    return ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP384R1(), data)
+
+
+def _private(pem: bytes) -> Any:
+    from cryptography.hazmat.primitives import serialization
+
+    return serialization.load_pem_private_key(pem, password=None)
+
+
+def _ids(ids: Any) -> str:
+    r"""Client ids as a config value (configs hold scalars)."""
+    return ",".join(str(int(i)) for i in ids)
+
+
+def _parse_ids(value: Any) -> list[int]:
+    return [int(i) for i in str(value).split(",") if i]
+
+
+def _keyed(arrays: Mapping[str, Tensor], prefix: str) -> dict[int, bytes]:
+    return {
+        int(k[len(prefix) :]): _bytes(v)
+        for k, v in arrays.items()
+        if k.startswith(prefix)
+    }
+
+
+# ---------------------------------------------------------------- client
+def client_setup(client: Any, payload: Payload) -> Payload:
+    r"""Stage 1 on client ``client`` (a :class:`SecAggClient`): a fresh
+    round key and self-mask seed, shared among its holders."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from flwr.common.secure_aggregation.crypto.shamir import create_shares
+    from flwr.common.secure_aggregation.crypto.symmetric_encryption import (
+        encrypt,
+        generate_shared_key,
+    )
+    from flwr.common.secure_aggregation.secaggplus_utils import (
+        share_keys_plaintext_concat,
+    )
+
+    me = int(client.inner.client_id)
+    holders = _parse_ids(payload.config[HOLDERS])
+    identities = _keyed(payload.arrays, IDENTITY)
+    round_key = ec.generate_private_key(ec.SECP384R1())
+    seed = secrets.token_bytes(32)
+    t = int(payload.config[THRESHOLD])
+    b_shares = create_shares(seed, t, len(holders))
+    sk_shares = create_shares(_pem(round_key), t, len(holders))
+    arrays = {ROUND_KEY: _tensor(client._public_bytes(round_key))}
+    own: dict[int, bytes] = {}
+    for h, b, sk in zip(holders, b_shares, sk_shares, strict=True):
+        plain = share_keys_plaintext_concat(me, h, b, sk)
+        if h == me:
+            own[me] = plain
+            continue
+        key = generate_shared_key(client._private_key, _public(identities[h]))
+        arrays[f"{CIPHER}{h}"] = _tensor(encrypt(key, plain))
+    client.round_state = {
+        "round": int(payload.config["secagg-round"]),
+        "key": _pem(round_key),
+        "seed": seed,
+        "own": own,
+        "received": {},
+    }
+    return Payload(arrays=arrays)
+
+
+def client_round_masks(client: Any, payload: Payload, size: int) -> Tensor:
+    r"""Stage 2's self-mask and pairwise masks from the round key (and the
+    ciphertexts addressed to the client kept for stage 3)."""
+    from fedgraph.privacy.secagg import PEER, _mask
+
+    state = client.round_state
+    rnd = int(payload.config["secagg-round"])
+    if state is None or state["round"] != rnd:
+        raise PayloadError(
+            f"SecAgg client {client.inner.client_id}: round {rnd}'s masked input "
+            "without its setup"
+        )
+    state["received"] = _keyed(payload.arrays, CIPHER)
+    state["identities"] = _keyed(payload.arrays, IDENTITY)
+    me = int(client.inner.client_id)
+    total = _mask(state["seed"], rnd, size)
+    key = _private(state["key"])
+    for j, pk in _keyed(payload.arrays, PEER).items():
+        mask = _pairwise(key, _public(pk), rnd, size)
+        total = total + mask if me < j else total - mask
+    return total
+
+
+def _pairwise(private: Any, public: Any, rnd: int, size: int) -> Tensor:
+    from flwr.common.secure_aggregation.crypto.symmetric_encryption import (
+        generate_shared_key,
+    )
+
+    from fedgraph.privacy.secagg import _mask
+
+    return _mask(generate_shared_key(private, public), rnd, size)
+
+
+def client_unmask(client: Any, payload: Payload) -> Payload:
+    r"""Stage 3: the share of :math:`b_j` for each survivor :math:`j`, of
+    :math:`s_j` for each lost one, among the clients whose shares it holds."""
+    from flwr.common.secure_aggregation.crypto.symmetric_encryption import (
+        decrypt,
+        generate_shared_key,
+    )
+    from flwr.common.secure_aggregation.secaggplus_utils import (
+        share_keys_plaintext_separate,
+    )
+
+    me = int(client.inner.client_id)
+    state = client.round_state
+    survivors = set(_parse_ids(payload.config[SURVIVORS]))
+    lost = set(_parse_ids(payload.config[LOST]))
+    if state is None or state["round"] != int(payload.config["secagg-round"]):
+        raise PayloadError(f"SecAgg client {me}: an unmask request without a round")
+    if survivors & lost:
+        raise PayloadError(
+            f"SecAgg client {me}: clients {sorted(survivors & lost)} named both "
+            "survivor and lost; no share is revealed"
+        )
+    arrays = {}
+    for j in sorted(survivors | lost):
+        if j == me:
+            plain = state["own"][me]
+        elif j in state["received"]:
+            peer = _public(state["identities"][j])
+            key = generate_shared_key(client._private_key, peer)
+            plain = decrypt(key, state["received"][j])
+        else:
+            continue
+        src, dst, b_share, sk_share = share_keys_plaintext_separate(plain)
+        if (src, dst) != (j, me):
+            raise PayloadError(
+                f"SecAgg client {me}: a share relayed to the wrong client"
+            )
+        if j in survivors:
+            arrays[f"{B_SHARE}{j}"] = _tensor(b_share)
+        else:
+            arrays[f"{SK_SHARE}{j}"] = _tensor(sk_share)
+    client.round_state = None  # a round's secrets serve once
+    return Payload(arrays=arrays)
+
+
+# ---------------------------------------------------------------- server
+class RoundKeys:
+    r"""The server's view of one round's setup: holders, round public keys,
+    ciphertexts, and the pairwise graph among the clients that set up."""
+
+    def __init__(self, server_round: int, graph: Mapping[int, list[int]]) -> None:
+        self.round = int(server_round)
+        self.holders = {c: sorted([*ns, c]) for c, ns in graph.items()}
+        self.graph = {c: list(ns) for c, ns in graph.items()}
+        self.keys: dict[int, bytes] = {}
+        self.ciphers: dict[tuple[int, int], bytes] = {}  # (from, to) -> bytes
+
+    def setup_requests(
+        self, identities: Mapping[int, Tensor], threshold: int
+    ) -> dict[int, Payload]:
+        out = {}
+        for c, holders in self.holders.items():
+            if threshold > len(holders):
+                raise ValueError(
+                    f"the SecAgg threshold {threshold} exceeds client {c}'s "
+                    f"{len(holders)} share holders (itself and its neighbours)"
+                )
+            arrays = {f"{IDENTITY}{h}": identities[h] for h in holders if h != c}
+            config = {STAGE: SETUP, "secagg-round": self.round}
+            config.update({THRESHOLD: int(threshold), HOLDERS: _ids(holders)})
+            out[c] = Payload(arrays=arrays, config=config)
+        return out
+
+    def receive_setup(self, replies: Mapping[int, Payload]) -> None:
+        for c, p in replies.items():
+            if ROUND_KEY not in p.arrays:
+                raise PayloadError(f"Client {c} set up without a round key")
+            self.keys[int(c)] = _bytes(p.arrays[ROUND_KEY])
+            for h, data in _keyed(p.arrays, CIPHER).items():
+                self.ciphers[(int(c), h)] = data
+        # the pairwise masks run among the clients that set up only
+        ready = set(self.keys)
+        self.graph = {c: [j for j in ns if j in ready] for c, ns in self.graph.items()}
+
+    def add_round_keys(
+        self, payloads: Mapping[int, Payload], identities: Mapping[int, Tensor]
+    ) -> None:
+        r"""Adds the neighbours' round keys and the client's ciphertexts to
+        each stage-2 payload (in place: the ledger counts them)."""
+        from fedgraph.privacy.secagg import PEER
+
+        for c, p in payloads.items():
+            for j in self.graph[c]:
+                p.arrays[f"{PEER}{j}"] = _tensor(self.keys[j])
+            for (src, dst), data in self.ciphers.items():
+                if dst == c:
+                    p.arrays[f"{CIPHER}{src}"] = _tensor(data)
+                    p.arrays[f"{IDENTITY}{src}"] = identities[src]
+            p.config[THRESHOLD] = 1  # stage 2 of a round with recovery
+
+    def unmask_requests(self, survivors: Sequence[int]) -> dict[int, Payload]:
+        alive = {int(c) for c in survivors}
+        lost = set(self.keys) - alive
+        out = {}
+        for c in sorted(alive):
+            held = [j for j, hs in self.holders.items() if c in hs and j in self.keys]
+            config = {STAGE: UNMASK, "secagg-round": self.round}
+            config[SURVIVORS] = _ids(j for j in held if j in alive)
+            config[LOST] = _ids(j for j in held if j in lost)
+            out[c] = Payload(config=config)
+        return out
+
+    def correction(
+        self,
+        survivors: Sequence[int],
+        replies: Mapping[int, Payload],
+        t: int,
+        size: int,
+    ) -> Tensor:
+        r"""What the survivors' masked vectors add beyond their inputs: their
+        self-masks and their pairwise masks with the lost clients."""
+        from flwr.common.secure_aggregation.crypto.shamir import combine_shares
+
+        from fedgraph.privacy.secagg import _mask
+
+        alive = {int(c) for c in survivors}
+        b_shares: dict[int, list[bytes]] = {}
+        sk_shares: dict[int, list[bytes]] = {}
+        for p in replies.values():
+            for j, data in _keyed(p.arrays, B_SHARE).items():
+                b_shares.setdefault(j, []).append(data)
+            for j, data in _keyed(p.arrays, SK_SHARE).items():
+                sk_shares.setdefault(j, []).append(data)
+        total = torch.zeros(size, dtype=torch.long)
+        for j in sorted(set(self.keys)):
+            got = (b_shares if j in alive else sk_shares).get(j, [])
+            if len(got) < t:
+                raise PayloadError(
+                    f"Secure aggregation, round {self.round}: {len(got)} shares of "
+                    f"client {j}'s {'self-mask' if j in alive else 'round key'}, "
+                    f"fewer than the threshold {t}; the sum cannot be unmasked"
+                )
+            secret = combine_shares(got[:t])
+            if j in alive:
+                total = total + _mask(secret, self.round, size)
+                continue
+            key = _private(secret)
+            for i in self.graph[j]:
+                if i in alive:  # survivor i added +m if i < j, -m otherwise
+                    m = _pairwise(key, _public(self.keys[i]), self.round, size)
+                    total = total + m if i < j else total - m
+        return total
+
+
+class SecAggTransport(Transport):
+    r"""Runs a round of :class:`~fedgraph.privacy.secagg.SecAggStrategy`
+    with dropout recovery over ``inner``: setup, masked input, unmask (see
+    the module). Every other call goes to ``inner`` unchanged. The setup and
+    unmask replies are added to each client's training reply, so that the
+    communication ledger counts them.
+
+    Args:
+        inner (Transport): the transport (a
+            :class:`~fedgraph.runtime.flower.GridTransport` that accepts
+            failures, so that a lost client leaves a round).
+        strategy (SecAggStrategy): the server side (its ``threshold``
+            positive).
+    """
+
+    def __init__(self, inner: Transport, strategy: Any) -> None:
+        self.inner = inner
+        self.strategy = strategy
+        self._events: list[dict[str, Any]] = []
+
+    def client_ids(self) -> list[int]:
+        return self.inner.client_ids()
+
+    def register(self) -> dict[int, Payload]:
+        return self.inner.register()
+
+    def fit(
+        self, server_round: int, payloads: Mapping[int, Payload]
+    ) -> dict[int, Payload]:
+        s = self.strategy
+        keys = s.round_keys
+        setup = keys.setup_requests(s.public_keys, s.threshold)
+        ready = self.inner.fit(server_round, setup)
+        self._events.extend(self.inner.pop_events())
+        keys.receive_setup(ready)
+        told = {e["client"] for e in self._events}
+        for c in payloads:
+            if c not in ready and c not in told:  # lost in the setup: sent nothing
+                self._events.append(
+                    {"event": "skipped", "client": int(c), "round": server_round}
+                )
+        sent = {c: p for c, p in payloads.items() if c in ready}
+        keys.add_round_keys(sent, s.public_keys)
+        replies = self.inner.fit(server_round, sent)
+        survivors = sorted(replies)
+        shares = self.inner.fit(server_round, keys.unmask_requests(survivors))
+        size = next(iter(replies.values())).arrays["secagg-masked"].numel()
+        s.correction = keys.correction(survivors, shares, s.threshold, size)
+        s.survivors = survivors
+        out = {}
+        for c, r in replies.items():
+            extra = {**ready[c].arrays, **(shares[c].arrays if c in shares else {})}
+            out[c] = Payload(
+                arrays={
+                    **r.arrays,
+                    **{f"setup-unmask/{k}": v for k, v in extra.items()},
+                },
+                row_ids=dict(r.row_ids),
+                config=dict(r.config),
+                metrics=dict(r.metrics),
+                num_examples=r.num_examples,
+            )
+        return out
+
+    def evaluate(
+        self, server_round: int, payloads: Mapping[int, Payload], split: str
+    ) -> dict[int, Payload]:
+        return self.inner.evaluate(server_round, payloads, split)
+
+    def keep_best(
+        self, server_round: int, clients: Sequence[int] | None = None
+    ) -> None:
+        self.inner.keep_best(server_round, clients)
+
+    def restore_best(self) -> None:
+        self.inner.restore_best()
+
+    def pop_events(self) -> list[dict[str, Any]]:
+        out = [*self._events, *self.inner.pop_events()]
+        self._events = []
+        return out
+
+
+__all__ = ["SecAggTransport", "RoundKeys"]
