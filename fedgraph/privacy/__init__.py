@@ -9,7 +9,9 @@ r"""What federation leaks, and defences against it.
   client-level DP on uploads and its :math:`(\varepsilon, \delta)`;
 * :mod:`~fedgraph.privacy.alignment`: keyed-hash private entity alignment;
 * :mod:`~fedgraph.privacy.secagg`: secure aggregation of entity sums and
-  counts;
+  counts; :mod:`~fedgraph.privacy.secagg_plus`: its dropout recovery;
+* :mod:`~fedgraph.privacy.flower`: the defences in a Flower deployment
+  (run-config keys ``privacy.*``);
 * :mod:`~fedgraph.privacy.setup`: the settings that switch them on.
 
 See ``docs/privacy.md``.

@@ -16,7 +16,8 @@ Flower's own strategies (one ``ArrayRecord`` with the model, one
 ``ConfigRecord``); a fedgraph message holds a payload of several records
 (``"arrays"``, ``"row-ids"``, …) and a control record, so they answer it
 with an error reply: a mod for fedgraph payloads works on the ``"arrays"``
-record (:mod:`fedgraph.runtime.flower.records`).
+record (:mod:`fedgraph.runtime.flower.records`). Secure aggregation and
+private alignment come with the apps of ``fedgraph.privacy.flower``.
 """
 
 from __future__ import annotations
