@@ -28,10 +28,13 @@ Since every client holds a share of the index, the server sends each the
 whole table (the client keeps its own rows): the download grows to
 :math:`N \times d` per client, the upload to :math:`N(d + 1)` integers.
 
-Not simulated: dropouts. SecAgg+ adds a self-mask per client and Shamir
-shares of it and of the mask keys so that the sum survives clients leaving
-mid-round; in the simulation every sampled client replies, where pairwise
-masks alone give the same guarantee.
+Dropouts: a round whose replies lack a participant stops with an error
+naming it (its masks would not cancel). With ``threshold`` SecAgg+'s
+per-round keys, self-masks and Shamir shares
+(:mod:`~fedgraph.privacy.secagg_plus`, driven by its ``SecAggTransport``)
+recover the survivors' sum instead, as a Flower deployment does; in the
+simulation every sampled client replies, where pairwise masks alone give the
+same guarantee.
 """
 
 from __future__ import annotations
@@ -184,7 +187,7 @@ class SecAggClient(ClientWrapper):
         masked = dense.view(-1)
         me = int(self.inner.client_id)
         rnd = int(payload.config[ROUND])
-        if plus.THRESHOLD in payload.config:  # per-round keys and a self-mask
+        if payload.config.get(plus.RECOVERY):  # per-round keys and a self-mask
             masked = masked + plus.client_round_masks(self, payload, masked.numel())
             return self._masked_reply(masked, reply)
         for key, value in payload.arrays.items():
@@ -266,6 +269,9 @@ class SecAggStrategy(StrategyWrapper):
             (default: :obj:`None`, every other participant: SecAgg).
         clip_range (float, optional): :math:`B` (as the clients').
         levels (int, optional): quantisation levels (as the clients').
+        threshold (int, optional): SecAgg+ dropout recovery with this Shamir
+            threshold, over :class:`~fedgraph.privacy.secagg_plus.SecAggTransport`
+            (default: :obj:`0`, none).
     """
 
     def __init__(

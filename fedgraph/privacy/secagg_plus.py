@@ -41,12 +41,17 @@ import torch
 from torch import Tensor
 
 from fedgraph.federated.payload import Payload, PayloadError
+from fedgraph.privacy.secagg import MASKED, PEER, ROUND, _mask
 from fedgraph.runtime.transport import Transport
 
 STAGE = "secagg-stage"
 SETUP = "setup"
 UNMASK = "unmask"
 THRESHOLD = "secagg-threshold"
+#: config flag of a masked-input request in a round with recovery
+RECOVERY = "secagg-recovery"
+#: prefix of the setup and unmask replies added to a training reply
+STAGE_REPLIES = "secagg-stage-replies/"
 HOLDERS = "secagg-holders"
 SURVIVORS = "secagg-survivors"
 LOST = "secagg-lost"
@@ -136,7 +141,7 @@ def client_setup(client: Any, payload: Payload) -> Payload:
         key = generate_shared_key(client._private_key, _public(identities[h]))
         arrays[f"{CIPHER}{h}"] = _tensor(encrypt(key, plain))
     client.round_state = {
-        "round": int(payload.config["secagg-round"]),
+        "round": int(payload.config[ROUND]),
         "key": _pem(round_key),
         "seed": seed,
         "own": own,
@@ -148,10 +153,8 @@ def client_setup(client: Any, payload: Payload) -> Payload:
 def client_round_masks(client: Any, payload: Payload, size: int) -> Tensor:
     r"""Stage 2's self-mask and pairwise masks from the round key (and the
     ciphertexts addressed to the client kept for stage 3)."""
-    from fedgraph.privacy.secagg import PEER, _mask
-
     state = client.round_state
-    rnd = int(payload.config["secagg-round"])
+    rnd = int(payload.config[ROUND])
     if state is None or state["round"] != rnd:
         raise PayloadError(
             f"SecAgg client {client.inner.client_id}: round {rnd}'s masked input "
@@ -173,8 +176,6 @@ def _pairwise(private: Any, public: Any, rnd: int, size: int) -> Tensor:
         generate_shared_key,
     )
 
-    from fedgraph.privacy.secagg import _mask
-
     return _mask(generate_shared_key(private, public), rnd, size)
 
 
@@ -193,7 +194,7 @@ def client_unmask(client: Any, payload: Payload) -> Payload:
     state = client.round_state
     survivors = set(_parse_ids(payload.config[SURVIVORS]))
     lost = set(_parse_ids(payload.config[LOST]))
-    if state is None or state["round"] != int(payload.config["secagg-round"]):
+    if state is None or state["round"] != int(payload.config[ROUND]):
         raise PayloadError(f"SecAgg client {me}: an unmask request without a round")
     if survivors & lost:
         raise PayloadError(
@@ -246,7 +247,7 @@ class RoundKeys:
                     f"{len(holders)} share holders (itself and its neighbours)"
                 )
             arrays = {f"{IDENTITY}{h}": identities[h] for h in holders if h != c}
-            config = {STAGE: SETUP, "secagg-round": self.round}
+            config = {STAGE: SETUP, ROUND: self.round}
             config.update({THRESHOLD: int(threshold), HOLDERS: _ids(holders)})
             out[c] = Payload(arrays=arrays, config=config)
         return out
@@ -267,8 +268,6 @@ class RoundKeys:
     ) -> None:
         r"""Adds the neighbours' round keys and the client's ciphertexts to
         each stage-2 payload (in place: the ledger counts them)."""
-        from fedgraph.privacy.secagg import PEER
-
         for c, p in payloads.items():
             for j in self.graph[c]:
                 p.arrays[f"{PEER}{j}"] = _tensor(self.keys[j])
@@ -276,7 +275,7 @@ class RoundKeys:
                 if dst == c:
                     p.arrays[f"{CIPHER}{src}"] = _tensor(data)
                     p.arrays[f"{IDENTITY}{src}"] = identities[src]
-            p.config[THRESHOLD] = 1  # stage 2 of a round with recovery
+            p.config[RECOVERY] = True
 
     def unmask_requests(self, survivors: Sequence[int]) -> dict[int, Payload]:
         alive = {int(c) for c in survivors}
@@ -284,7 +283,7 @@ class RoundKeys:
         out = {}
         for c in sorted(alive):
             held = [j for j, hs in self.holders.items() if c in hs and j in self.keys]
-            config = {STAGE: UNMASK, "secagg-round": self.round}
+            config = {STAGE: UNMASK, ROUND: self.round}
             config[SURVIVORS] = _ids(j for j in held if j in alive)
             config[LOST] = _ids(j for j in held if j in lost)
             out[c] = Payload(config=config)
@@ -300,8 +299,6 @@ class RoundKeys:
         r"""What the survivors' masked vectors add beyond their inputs: their
         self-masks and their pairwise masks with the lost clients."""
         from flwr.common.secure_aggregation.crypto.shamir import combine_shares
-
-        from fedgraph.privacy.secagg import _mask
 
         alive = {int(c) for c in survivors}
         b_shares: dict[int, list[bytes]] = {}
@@ -376,9 +373,11 @@ class SecAggTransport(Transport):
         sent = {c: p for c, p in payloads.items() if c in ready}
         keys.add_round_keys(sent, s.public_keys)
         replies = self.inner.fit(server_round, sent)
+        if not replies:
+            return {}
         survivors = sorted(replies)
         shares = self.inner.fit(server_round, keys.unmask_requests(survivors))
-        size = next(iter(replies.values())).arrays["secagg-masked"].numel()
+        size = next(iter(replies.values())).arrays[MASKED].numel()
         s.correction = keys.correction(survivors, shares, s.threshold, size)
         s.survivors = survivors
         out = {}
@@ -387,7 +386,7 @@ class SecAggTransport(Transport):
             out[c] = Payload(
                 arrays={
                     **r.arrays,
-                    **{f"setup-unmask/{k}": v for k, v in extra.items()},
+                    **{STAGE_REPLIES + k: v for k, v in extra.items()},
                 },
                 row_ids=dict(r.row_ids),
                 config=dict(r.config),
