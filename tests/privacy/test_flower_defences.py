@@ -529,3 +529,51 @@ def test_secagg_threshold_needs_accept_failures():
             {"data": "x", "algorithm": "fede", "privacy.secagg": True,
              "privacy.secagg-threshold": 2}
         )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"privacy.secagg": True},
+        {"privacy.secagg": True, "privacy.secagg-threshold": 2},
+        {"privacy.private-alignment": True},
+    ],
+)
+def test_a_checkpointed_private_run_resumes_with_identical_numbers(
+    partition, tmp_path, secret_file, extra
+):
+    # the clients' identity keys and the server's registered keys (or the
+    # server's tokens) travel in the checkpoints: a run killed after round 3
+    # and resumed in a new Flower run ends with the numbers of a whole run
+    from test_flower import _comparable
+
+    from fedgraph.privacy.flower import (
+        build_private_strategy,
+        wrap_transport,
+    )
+    from fedgraph.runtime.flower import run_server
+
+    kwargs = dict(
+        build_strategy=build_private_strategy,
+        parse=PrivateRunSettings.from_run_config,
+        wrap_transport=wrap_transport,
+    )
+    extra = {**extra, "accept-failures": True}
+    nodes = [
+        {"partition-id": i, "state-dir": str(tmp_path / f"node{i}"),
+         "alignment-secret": str(secret_file)}
+        for i in range(3)
+    ]  # fmt: skip
+    whole = run_config(partition, "fede", tmp_path / "whole", **extra)
+    run_server(LocalGrid(client_app, nodes, whole), whole, **kwargs)
+    ckpt = {"checkpoint-dir": str(tmp_path / "ckpt"), "run-name": "toy"}
+    cfg = run_config(partition, "fede", tmp_path / "resumed", **extra, **ckpt)
+    _, partial = run_server(
+        LocalGrid(client_app, nodes, cfg), cfg, stop_after=3, **kwargs
+    )
+    assert partial.rounds == 3
+    resumed_cfg = {**cfg, "resume": True}
+    run_server(LocalGrid(client_app, nodes, resumed_cfg), resumed_cfg, **kwargs)
+    resumed = json.loads((tmp_path / "resumed" / "results.json").read_text())
+    expected = json.loads((tmp_path / "whole" / "results.json").read_text())
+    assert _comparable(resumed) == _comparable(expected)
