@@ -56,6 +56,8 @@ MODULUS = 2**32
 PUBLIC_KEY = "secagg-public-key"
 MASKED = "secagg-masked"
 ROUND = "secagg-round"
+#: a registration's config: the size of the shared index the client masks over
+INDEX_SIZE = "secagg-index-size"
 PEER = "secagg-peer/"
 
 
@@ -143,7 +145,10 @@ class SecAggClient(ClientWrapper):
         )
 
     def register(self) -> Payload:
-        return Payload(arrays={PUBLIC_KEY: _key_tensor(self._public_bytes())})
+        return Payload(
+            arrays={PUBLIC_KEY: _key_tensor(self._public_bytes())},
+            config={INDEX_SIZE: self.num_entities},
+        )
 
     def _own_ids(self) -> Tensor:
         shard = self.inner.shard
@@ -322,10 +327,35 @@ class SecAggStrategy(StrategyWrapper):
             if PUBLIC_KEY not in p.arrays:
                 raise PayloadError(f"Client {c} registered without a SecAgg public key")
             self.public_keys[int(c)] = p.arrays[PUBLIC_KEY].clone()
+        self._check_index_size(registrations)
         everything = torch.arange(self.base.num_entities)
         super().register(
             {c: Payload(row_ids={self.key: everything}) for c in registrations}
         )
+
+    def _check_index_size(self, registrations: Mapping[int, Payload]) -> None:
+        r"""The clients mask vectors over one index, the server's table's: a
+        FedR server that was not told the relation vocabulary sizes its table
+        from it (it learns no id)."""
+        sizes = {
+            int(p.config[INDEX_SIZE])
+            for p in registrations.values()
+            if INDEX_SIZE in p.config
+        }
+        if len(sizes) > 1:
+            raise PayloadError(
+                f"SecAgg clients mask over indexes of different sizes {sorted(sizes)}"
+            )
+        if not sizes:
+            return
+        size = sizes.pop()
+        if isinstance(self.base, FedR) and size > self.base.num_entities:
+            self.base._grow(size)
+        if size != self.base.num_entities:
+            raise PayloadError(
+                f"SecAgg clients mask over {size} rows; the server's table has "
+                f"{self.base.num_entities}"
+            )
 
     def configure_train(
         self, server_round: int, client_ids: Sequence[int]

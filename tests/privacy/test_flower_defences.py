@@ -100,7 +100,7 @@ def _curve(history):
 
 # ------------------------------------------------------------------ SecAgg
 def test_secagg_deployment_equals_fede_within_the_quantisation(partition, tmp_path):
-    _, _, plain = simulate(partition, "fede")
+    strategy, _, plain = simulate(partition, "fede")
     out = tmp_path / "out"
     cfg = run_config(partition, "fede", out, **{"privacy.secagg": True})
     grid = RecordingGrid(client_app, [{"partition-id": i} for i in range(3)], cfg)
@@ -115,7 +115,7 @@ def test_secagg_deployment_equals_fede_within_the_quantisation(partition, tmp_pa
     assert doc["weighted"]["mrr"] == pytest.approx(plain.test["mrr"], abs=TOLERANCE)
     # the server's table is FedE's up to the quantisation
     server = torch.load(out / "server.pt", weights_only=False)
-    assert torch.allclose(server["strategy"]["table"], _table(partition), atol=1e-4)
+    assert torch.allclose(server["strategy"]["table"], strategy.table, atol=1e-4)
     # every training reply carried one masked integer vector and no entity id
     trains = [m for m in grid.received if m.metadata.message_type == "train"]
     assert len(trains) == 3 * ROUNDS
@@ -133,9 +133,32 @@ def test_secagg_deployment_equals_fede_within_the_quantisation(partition, tmp_pa
     ] * 3
 
 
-def _table(partition):
-    strategy, _, _ = simulate(partition, "fede")
-    return strategy.table
+@pytest.mark.parametrize(
+    "algorithm,fraction,extra",
+    [
+        ("fede", 2 / 3, {}),
+        # two sampled clients a round: each holds the shares of both (T = 2)
+        ("fede", 2 / 3, {"privacy.secagg-threshold": 2, "accept-failures": True}),
+        ("fedr", 1.0, {}),  # masked relation sums
+        ("fedprox", 1.0, {"privacy.secagg-threshold": 2, "accept-failures": True}),
+    ],
+)
+def test_secagg_deployment_equals_the_plain_run(
+    partition, tmp_path, algorithm, fraction, extra
+):
+    _, _, plain = simulate(partition, algorithm, fraction)
+    out = tmp_path / "out"
+    cfg = run_config(
+        partition, algorithm, out, fraction=fraction,
+        **{"privacy.secagg": True, **extra},
+    )  # fmt: skip
+    run_local(server_app, client_app, cfg, num_nodes=3)
+    doc = json.loads((out / "results.json").read_text())
+    assert [h["clients"] for h in doc["history"]] == [
+        h["clients"] for h in plain.history
+    ]
+    assert _curve(doc["history"]) == pytest.approx(_curve(plain.history), abs=TOLERANCE)
+    assert doc["weighted"]["mrr"] == pytest.approx(plain.test["mrr"], abs=TOLERANCE)
 
 
 def test_secagg_neighbours_and_quantisation_reach_both_sides(partition, tmp_path):
