@@ -19,8 +19,11 @@ fedgraph payload. With every defence off they are the plain apps.
   ``accept-failures = true``): then every round runs SecAgg+'s setup,
   masked-input and unmask exchanges (:mod:`fedgraph.privacy.secagg_plus`)
   and the survivors' sum is recovered.
-* ``privacy.private-alignment = true``: the node names its entities by
-  keyed-hash tokens (:mod:`fedgraph.privacy.alignment`) under the
+* ``privacy.private-alignment = true``: in the alignment step each node
+  reports its entities' keyed-hash tokens instead of the vocabulary size
+  (:class:`PrivateAlignment`: the server's table has a row per token of
+  their union), and in every later message the node names its entities by
+  those tokens (:mod:`fedgraph.privacy.alignment`) under the
   federation secret, read from the file that the **node** config's
   ``alignment-secret`` names (a hex string, the same on every client node,
   never given to the server: the run config, which the server reads, does
@@ -48,7 +51,12 @@ from pathlib import Path
 from typing import Any
 
 from fedgraph.privacy.setup import PrivacySettings
-from fedgraph.runtime.flower.alignment import AlignedRun
+from fedgraph.runtime.flower.alignment import (
+    AlignedRun,
+    Alignment,
+    Reply,
+    describe_kge_node,
+)
 from fedgraph.runtime.flower.client_app import (
     build_kge_client,
     load_federation,
@@ -71,6 +79,8 @@ PRIVACY_KEYS = {
 }
 #: node-config key: the file holding the federation secret (hex).
 SECRET_KEY = "alignment-secret"
+#: alignment-reply key: the node's entity tokens (private alignment).
+TOKENS_KEY = "entity-tokens"
 
 
 def parse_privacy(values: Mapping[str, Any]) -> PrivacySettings | None:
@@ -183,6 +193,75 @@ def wrap_client(
     return client
 
 
+def describe_private_node(settings: Any, node_config: Any) -> Reply:
+    r"""A node's alignment reply. With private alignment: its partition id,
+    the number of clients and its entities' keyed tokens (no vocabulary size,
+    no global id: the server sizes its table by the union of the tokens);
+    otherwise :func:`~fedgraph.runtime.flower.alignment.describe_kge_node`'s."""
+    privacy = getattr(settings, "privacy", None)
+    if privacy is None or not privacy.private_alignment:
+        return describe_kge_node(settings, node_config)
+    from fedgraph.privacy.alignment import entity_name, entity_tokens
+    from fedgraph.runtime.flower.protocol import PARTITION_ID
+    from fedgraph.runtime.flower.config import partition_id
+
+    fed = load_federation(settings.data)
+    cid = partition_id(node_config, fed.num_clients)
+    ids = fed.shards[cid].entity_ids.tolist()
+    names = [entity_name(int(i), fed.entity_names) for i in ids]
+    tokens = entity_tokens(names, node_secret(node_config))
+    return {
+        PARTITION_ID: cid,
+        "num-clients": int(fed.num_clients),
+        TOKENS_KEY: sorted(tokens.tolist()),  # type: ignore[dict-item]
+    }
+
+
+class PrivateAlignment(Alignment):
+    r"""The alignment step of the private apps: the KGE alignment, or, with
+    private alignment, the union of the nodes' entity tokens, whose size is
+    the server's table size (``num-entities``)."""
+
+    def __init__(self) -> None:
+        super().__init__(describe_private_node, ("num-entities",))
+
+    def node_reply(self, settings: Any, node_config: Any, request: Reply) -> Reply:
+        out = dict(self.describe(settings, node_config))
+        if TOKENS_KEY not in out:
+            return super().node_reply(settings, node_config, request)
+        return out
+
+    def merge(self, replies: Mapping[int, Reply]) -> AlignedRun:
+        with_tokens = [TOKENS_KEY in r for r in replies.values()]
+        if not any(with_tokens):
+            return super().merge(replies)
+        if not all(with_tokens):
+            from fedgraph.runtime.flower.protocol import ClientReplyError
+
+            raise ClientReplyError(
+                "Some nodes align by entity tokens and some by global ids: the "
+                "nodes run different run configs (`privacy.private-alignment`)"
+            )
+        import torch
+
+        tokens = [
+            torch.tensor(r[TOKENS_KEY], dtype=torch.long) for r in replies.values()
+        ]
+        union = int(torch.unique(torch.cat(tokens)).numel())
+        sized = {
+            n: {
+                **{k: v for k, v in r.items() if k != TOKENS_KEY},
+                "num-entities": union,
+            }
+            for n, r in replies.items()
+        }
+        return super().merge(sized)
+
+
+#: the private apps' alignment step.
+PRIVATE_ALIGNMENT = PrivateAlignment()
+
+
 @dataclasses.dataclass
 class PrivateRunSettings(FlowerRunSettings):
     r"""A :class:`~fedgraph.runtime.flower.FlowerRunSettings` plus the
@@ -260,10 +339,13 @@ def wrap_transport(transport: Any, strategy: Any) -> Any:
 server_app = make_server_app(
     build_private_strategy,
     PrivateRunSettings.from_run_config,
+    PRIVATE_ALIGNMENT,
     wrap_transport=wrap_transport,
 )
 #: ``clientapp = "fedgraph.privacy.flower:client_app"`` (a process per message).
-client_app = make_client_app(build_private_client, PrivateRunSettings.from_run_config)
+client_app = make_client_app(
+    build_private_client, PrivateRunSettings.from_run_config, PRIVATE_ALIGNMENT
+)
 #: ``clientapp = "fedgraph.privacy.flower:node_app"`` (process-lived worker).
 node_app = WorkerClientApp("fedgraph.privacy.flower:client_app")
 
@@ -280,6 +362,9 @@ __all__ = [
     "build_private_strategy",
     "build_private_client",
     "wrap_transport",
+    "PrivateAlignment",
+    "PRIVATE_ALIGNMENT",
+    "describe_private_node",
     "server_app",
     "client_app",
     "node_app",

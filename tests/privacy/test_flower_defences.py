@@ -261,10 +261,19 @@ def test_private_alignment_server_receives_no_name_and_no_global_id(
                 seen_ids += [a.numpy() for a in record.values()]
             elif name == "arrays":  # the rows themselves: floating point only
                 assert all(a.numpy().dtype.kind == "f" for a in record.values())
+    # the alignment step: each node reports its partition id, the number of
+    # clients and its tokens, no vocabulary size; the server's table has a
+    # row per token of their union
+    aligns = [m for m in grid.received if m.metadata.message_type == "query.align"]
+    assert len(aligns) == 3
+    for m in aligns:
+        control = dict(m.content["fedgraph"])
+        assert set(control) == {"partition-id", "num-clients", "entity-tokens"}
+        seen_ids.append(torch.tensor(control["entity-tokens"]).numpy())
     ids = torch.cat([torch.from_numpy(a).long() for a in seen_ids])
-    # registrations and 4 rounds of uploads, all as keyed tokens: no raw
+    # alignment, registrations and 4 rounds of uploads, all keyed tokens: no raw
     # global id (0 … 14) and every one the HMAC of an entity's name ...
-    assert ids.numel() == 3 * 7 * (1 + ROUNDS)
+    assert ids.numel() == 3 * 7 * (2 + ROUNDS)
     assert int(ids.min()) > 2**40
     assert torch.isin(ids, tokens).all()
     # ... which another secret does not reproduce
@@ -571,6 +580,7 @@ def test_a_checkpointed_private_run_resumes_with_identical_numbers(
     from test_flower import _comparable
 
     from fedgraph.privacy.flower import (
+        PRIVATE_ALIGNMENT,
         build_private_strategy,
         wrap_transport,
     )
@@ -579,6 +589,7 @@ def test_a_checkpointed_private_run_resumes_with_identical_numbers(
     kwargs = dict(
         build_strategy=build_private_strategy,
         parse=PrivateRunSettings.from_run_config,
+        alignment=PRIVATE_ALIGNMENT,
         wrap_transport=wrap_transport,
     )
     extra = {**extra, "accept-failures": True}
