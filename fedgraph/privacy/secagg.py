@@ -275,7 +275,7 @@ class SecAggStrategy(StrategyWrapper):
         clip_range (float, optional): :math:`B` (as the clients').
         levels (int, optional): quantisation levels (as the clients').
         threshold (int, optional): SecAgg+ dropout recovery with this Shamir
-            threshold, over :class:`~fedgraph.privacy.secagg_plus.SecAggTransport`
+            threshold, over :class:`~fedgraph.privacy.secagg_transport.SecAggTransport`
             (default: :obj:`0`, none).
     """
 
@@ -364,7 +364,7 @@ class SecAggStrategy(StrategyWrapper):
         graph = neighbours(list(out), self.num_neighbours)
         self.participants = sorted(int(c) for c in out)
         if self.threshold:  # per-round keys, set up by SecAggTransport
-            from fedgraph.privacy.secagg_plus import RoundKeys
+            from fedgraph.privacy.secagg_transport import RoundKeys
 
             self.round_keys = RoundKeys(server_round, graph)
         for c, p in out.items():

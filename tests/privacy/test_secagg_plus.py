@@ -9,6 +9,7 @@ from privacy_toy import build, toy_federation
 from fedgraph.federated.payload import Payload, PayloadError
 from fedgraph.privacy import secagg_plus as plus
 from fedgraph.privacy.secagg import MASKED, SecAggClient, SecAggStrategy
+from fedgraph.privacy.secagg_transport import SecAggTransport
 from fedgraph.runtime.loop import LoopSettings, run_federation
 from fedgraph.runtime.transport import InProcessTransport
 
@@ -51,7 +52,7 @@ def _run(strategy, transport, rounds=ROUNDS):
 
 def _tables(secure_transport, plain_transport_args):
     s, c = _federation(True)
-    res = _run(s, plus.SecAggTransport(secure_transport(c), s))
+    res = _run(s, SecAggTransport(secure_transport(c), s))
     p, pc = _federation(False)
     ref = _run(p, plain_transport_args(pc))
     return s, res, p, ref
@@ -83,12 +84,12 @@ def test_unmasking_needs_threshold_shares():
     # client 1's round key (client 0's) is below the threshold 2
     s, c = _federation(True)
     with pytest.raises(PayloadError, match="fewer than the threshold 2"):
-        _run(s, plus.SecAggTransport(Losing(c, lose=1, mute={2}), s))
+        _run(s, SecAggTransport(Losing(c, lose=1, mute={2}), s))
 
 
 def test_a_client_never_reveals_both_shares_of_one_client():
     s, c = _federation(True)
-    transport = plus.SecAggTransport(InProcessTransport(c), s)
+    transport = SecAggTransport(InProcessTransport(c), s)
     _run(s, transport, rounds=1)
     client = c[0]
     # a crafted request naming client 2 survivor and lost in one round
@@ -116,7 +117,7 @@ def test_the_masked_vector_hides_the_rows_under_the_self_mask():
                     seen[cid] = r.arrays[MASKED]
             return out
 
-    _run(s, plus.SecAggTransport(Spy(c), s), rounds=1)
+    _run(s, SecAggTransport(Spy(c), s), rounds=1)
     assert set(seen) == {0, 1, 2}
     for v in seen.values():  # uniform over [0, 2^32): no row of zeros shows
         assert (v == 0).float().mean() < 0.01
@@ -129,4 +130,4 @@ def test_threshold_settings_are_checked():
     # 3 clients: each holds shares of itself and its 2 neighbours; 4 fails
     s, c = _federation(True, threshold=4, neighbours=1)
     with pytest.raises(ValueError, match="exceeds client"):
-        _run(s, plus.SecAggTransport(InProcessTransport(c), s), rounds=1)
+        _run(s, SecAggTransport(InProcessTransport(c), s), rounds=1)

@@ -33,7 +33,7 @@ SettingsParser = Callable[[Mapping[str, Any]], Any]
 
 #: ``f(transport, strategy) -> transport``: the transport the round loop
 #: drives (e.g. one that runs a multi-stage protocol in each round,
-#: :class:`fedgraph.privacy.secagg_plus.SecAggTransport`).
+#: :class:`fedgraph.privacy.secagg_transport.SecAggTransport`).
 TransportWrapper = Callable[[Any, Strategy], Any]
 
 
