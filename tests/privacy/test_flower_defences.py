@@ -161,23 +161,33 @@ def test_secagg_deployment_equals_the_plain_run(
     assert doc["weighted"]["mrr"] == pytest.approx(plain.test["mrr"], abs=TOLERANCE)
 
 
-def test_secagg_neighbours_and_quantisation_reach_both_sides(partition, tmp_path):
-    # SecAgg+ with one neighbour each (a ring over 3 clients) and a coarse
-    # quantisation: still FedE up to the coarser step (8 / 2^16 = 1.2e-4)
+def test_secagg_settings_reach_both_sides(partition, tmp_path):
+    # SecAgg+'s ring (one neighbour a side) and a coarser quantisation (clip
+    # to [-4, 4], 2^17 levels: a step of 6.1e-5): the clients mask and
+    # quantise as the server unmasks (a mismatch would leave noise), and the
+    # run is FedE's up to the coarser step
+    from fedgraph.privacy.flower import PRIVATE_ALIGNMENT, build_private_strategy
+    from fedgraph.privacy.secagg import SecAggStrategy
+    from fedgraph.privacy.wrap import find_wrapper
+    from fedgraph.runtime.flower import run_server
+
     _, _, plain = simulate(partition, "fede")
     out = tmp_path / "out"
     cfg = run_config(
         partition, "fede", out,
         **{"privacy.secagg": True, "privacy.secagg-neighbours": 1,
-           "privacy.secagg-levels": 2**17},
+           "privacy.secagg-clip-range": 4.0, "privacy.secagg-levels": 2**17},
     )  # fmt: skip
-    grid = RecordingGrid(client_app, [{"partition-id": i} for i in range(3)], cfg)
-    _run(grid, cfg)
-    doc = json.loads((out / "results.json").read_text())
-    assert doc["settings"]["privacy"]["secagg_levels"] == 2**17
-    assert _curve(doc["history"]) == pytest.approx(_curve(plain.history), abs=2e-3)
-    downs = [m for m in grid.received if m.metadata.message_type == "train"]
-    assert downs  # each client was sent the keys of its ring neighbours only
+    strategy, res = run_server(
+        LocalGrid(client_app, [{"partition-id": i} for i in range(3)], cfg),
+        cfg,
+        build_strategy=build_private_strategy,
+        parse=PrivateRunSettings.from_run_config,
+        alignment=PRIVATE_ALIGNMENT,
+    )
+    secagg = find_wrapper(strategy, SecAggStrategy)
+    assert (secagg.num_neighbours, secagg.clip_range, secagg.levels) == (1, 4.0, 2**17)
+    assert _curve(res.history) == pytest.approx(_curve(plain.history), abs=2e-3)
 
 
 def test_secagg_stops_a_round_that_lost_a_client(partition, tmp_path):
