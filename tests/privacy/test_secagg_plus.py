@@ -8,7 +8,14 @@ from privacy_toy import build, toy_federation
 
 from fedgraph.federated.payload import Payload, PayloadError
 from fedgraph.privacy import secagg_plus as plus
-from fedgraph.privacy.secagg import MASKED, SecAggClient, SecAggStrategy
+from fedgraph.privacy.secagg import (
+    MASKED,
+    MODULUS,
+    PEER,
+    SecAggClient,
+    SecAggStrategy,
+    _mask,
+)
 from fedgraph.privacy.secagg_transport import SecAggTransport
 from fedgraph.runtime.loop import LoopSettings, run_federation
 from fedgraph.runtime.transport import InProcessTransport
@@ -103,24 +110,38 @@ def test_a_client_never_reveals_both_shares_of_one_client():
         client.fit(bad)
 
 
-def test_the_masked_vector_hides_the_rows_under_the_self_mask():
-    # the server-side sum of one client's masked vector minus its pairwise
-    # masks still carries its self-mask: not its quantised rows
+def test_a_recovered_round_key_leaves_the_input_hidden_by_its_self_mask():
+    # A server that declared client 0 lost rebuilds its round key; if client
+    # 0's masked vector then arrives late, removing its pairwise masks leaves
+    # input + self-mask: uniform, not the input (which only the self-mask
+    # seed, never revealed for a lost client, would expose).
     s, c = _federation(True)
     seen = {}
 
     class Spy(InProcessTransport):
         def fit(self, rnd, payloads):
             out = super().fit(rnd, payloads)
-            for cid, r in out.items():
-                if MASKED in r.arrays:
-                    seen[cid] = r.arrays[MASKED]
+            if next(iter(payloads.values())).config.get(plus.RECOVERY):
+                seen["masked"] = out[0].arrays[MASKED]
+                seen["state"] = dict(self.clients[0].round_state)
+                seen["peers"] = plus._keyed(payloads[0].arrays, PEER)
             return out
 
     _run(s, SecAggTransport(Spy(c), s), rounds=1)
-    assert set(seen) == {0, 1, 2}
-    for v in seen.values():  # uniform over [0, 2^32): no row of zeros shows
-        assert (v == 0).float().mean() < 0.01
+    y, state = seen["masked"], seen["state"]
+    key, size = plus._private(state["key"]), y.numel()
+    pairwise = torch.zeros(size, dtype=torch.long)
+    assert sorted(seen["peers"]) == [1, 2]  # client 0 added +m for each (0 < j)
+    for pk in seen["peers"].values():
+        pairwise += plus._pairwise(key, plus._public(pk), 1, size)
+    unpaired = torch.remainder(y - pairwise, MODULUS)
+    presence = lambda v: v.view(15, 9)[:, 8]  # noqa: E731  (dim 8 + 1)
+    assert not torch.isin(presence(unpaired), torch.tensor([0, 1])).all()
+    assert (unpaired > 2**24).float().mean() > 0.9  # uniform on [0, 2^32)
+    # with the self-mask seed too: client 0's quantised rows and presence bits
+    x = torch.remainder(unpaired - _mask(state["seed"], 1, size), MODULUS)
+    assert presence(x).tolist() == [1] * 9 + [0] * 6
+    assert int(x.max()) <= 2**24
 
 
 def test_threshold_settings_are_checked():
