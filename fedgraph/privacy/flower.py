@@ -46,7 +46,9 @@ fedgraph's masked-sum protocol instead (its key agreement is Flower's
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from fedgraph.privacy.flower_alignment import (
@@ -65,7 +67,7 @@ from fedgraph.runtime.flower.client_app import (
 )
 from fedgraph.runtime.flower.config import FlowerRunSettings
 from fedgraph.runtime.flower.node import WorkerClientApp
-from fedgraph.runtime.flower.server_app import build_kge_strategy, make_server_app
+from fedgraph.runtime.flower.server_app import build_kge_strategy
 
 #: run-config prefix of the privacy keys.
 PRIVACY_PREFIX = "privacy."
@@ -77,6 +79,9 @@ PRIVACY_KEYS = {
     "secagg-levels": "secagg_levels",
     "secagg-threshold": "secagg_threshold",
     "private-alignment": "private_alignment",
+    "dp-epsilon": "dp_epsilon",
+    "dp-delta": "dp_delta",
+    "dp-clip": "dp_clip",
 }
 
 
@@ -131,14 +136,37 @@ def wrap_strategy(strategy: Any, privacy: PrivacySettings | None) -> Any:
     return strategy
 
 
+@functools.lru_cache(maxsize=8)
+def noise_multiplier(epsilon: float, delta: float, rounds: int) -> float:
+    r""":math:`\sigma` of ``rounds`` uploads at :math:`(\varepsilon, \delta)`
+    (:func:`~fedgraph.privacy.accountant.calibrate_noise`, cached: the
+    node's client is rebuilt for every message)."""
+    from fedgraph.privacy.accountant import calibrate_noise
+
+    return calibrate_noise(epsilon, delta, rounds)
+
+
 def wrap_client(
-    client: Any, privacy: PrivacySettings | None, fed: Any, node_config: Any
+    client: Any,
+    privacy: PrivacySettings | None,
+    fed: Any,
+    node_config: Any,
+    rounds: int = 1,
+    seed: int = 0,
 ) -> Any:
-    r"""The node's client with ``privacy``'s defences: keyed-hash tokens
-    under the node's secret (:func:`node_secret`), SecAgg over the
-    federation's shared index (entities; relations for FedR)."""
+    r"""The node's client with ``privacy``'s defences, innermost first as
+    :func:`~fedgraph.privacy.setup.apply_privacy` stacks them: DP on its
+    uploads (noise calibrated for ``rounds`` uploads, seeded by ``seed`` and
+    the client id), keyed-hash tokens under the node's secret
+    (:func:`node_secret`), SecAgg over the federation's shared index
+    (entities; relations for FedR)."""
     if privacy is None:
         return client
+    if privacy.dp_epsilon > 0:
+        from fedgraph.privacy.dp import DPUploadClient
+
+        sigma = noise_multiplier(privacy.dp_epsilon, privacy.dp_delta, int(rounds))
+        client = DPUploadClient(client, privacy.dp_clip, sigma, seed=seed)
     from fedgraph.federated.kge.fede import ENTITY
     from fedgraph.federated.kge.fedr import RELATION, FedRClient
     from fedgraph.privacy.alignment import KeyedHashClient
@@ -214,7 +242,8 @@ def build_private_client(cfg: PrivateRunSettings, node_config: Any) -> tuple[Any
     if cfg.privacy is None:
         return client, cid
     fed = load_federation(cfg.data)
-    return wrap_client(client, cfg.privacy, fed, node_config), cid
+    rounds, seed = cfg.num_rounds, cfg.settings.seed
+    return wrap_client(client, cfg.privacy, fed, node_config, rounds, seed), cid
 
 
 def wrap_transport(transport: Any, strategy: Any) -> Any:
@@ -231,13 +260,76 @@ def wrap_transport(transport: Any, strategy: Any) -> Any:
     return SecAggTransport(transport, secagg)
 
 
+def dp_report(
+    privacy: PrivacySettings, history: list[dict[str, Any]], rounds: int
+) -> dict[str, Any]:
+    r"""Each client's :math:`(\varepsilon, \delta)` after the uploads the
+    server received from it (the rounds it trained in, failures left out),
+    in the format of ``fedgraph train``'s ``privacy.dp`` (the noise was
+    calibrated for ``rounds`` uploads)."""
+    from fedgraph.privacy.accountant import gaussian_epsilon, rdp_epsilon
+
+    sigma = noise_multiplier(privacy.dp_epsilon, privacy.dp_delta, int(rounds))
+    uploads: dict[int, int] = {}
+    for h in history:
+        failed = {e["client"] for e in h.get("events", [])}
+        for c in h.get("clients", []):
+            uploads[int(c)] = uploads.get(int(c), 0) + (c not in failed)
+    out = {}
+    for c, n in sorted(uploads.items()):
+        row = {"uploads": n, "noise_multiplier": sigma, "clip": privacy.dp_clip}
+        row["epsilon"] = gaussian_epsilon(sigma, n, privacy.dp_delta)
+        row["delta"] = privacy.dp_delta
+        rdp = rdp_epsilon(sigma, n, privacy.dp_delta)
+        if rdp is not None:
+            row["epsilon_rdp"] = rdp
+        out[str(c)] = row
+    return out
+
+
+def run_private_server(
+    grid: Any, run_config: Mapping[str, Any], **kwargs: Any
+) -> tuple[Any, Any]:
+    r""":func:`~fedgraph.runtime.flower.run_server` with the private apps'
+    strategy, settings, alignment step and transport; with DP, adds the
+    ``privacy`` section of ``fedgraph train`` to ``results.json``."""
+    from fedgraph.privacy.setup import add_privacy_report
+    from fedgraph.runtime.flower import run_server
+
+    strategy, res = run_server(
+        grid,
+        run_config,
+        build_strategy=build_private_strategy,
+        parse=PrivateRunSettings.from_run_config,
+        alignment=PRIVATE_ALIGNMENT,
+        wrap_transport=wrap_transport,
+        **kwargs,
+    )
+    cfg = PrivateRunSettings.from_run_config(run_config)
+    results = Path(cfg.out) / "results.json" if cfg.out else None
+    if cfg.privacy is not None and results is not None and results.exists():
+        report: dict[str, Any] = {"settings": cfg.privacy.to_dict()}
+        if cfg.privacy.dp_epsilon > 0:
+            report["dp"] = dp_report(cfg.privacy, res.history, cfg.num_rounds)
+        add_privacy_report(results, report)
+    return strategy, res
+
+
+def _server_app() -> Any:
+    from flwr.app import Context
+    from flwr.serverapp import Grid, ServerApp
+
+    app = ServerApp()
+
+    @app.main()
+    def main(grid: Grid, context: Context) -> None:
+        run_private_server(grid, context.run_config)
+
+    return app
+
+
 #: ``serverapp = "fedgraph.privacy.flower:server_app"``.
-server_app = make_server_app(
-    build_private_strategy,
-    PrivateRunSettings.from_run_config,
-    PRIVATE_ALIGNMENT,
-    wrap_transport=wrap_transport,
-)
+server_app = _server_app()
 #: ``clientapp = "fedgraph.privacy.flower:client_app"`` (a process per message).
 client_app = make_client_app(
     build_private_client, PrivateRunSettings.from_run_config, PRIVATE_ALIGNMENT
@@ -258,6 +350,9 @@ __all__ = [
     "build_private_strategy",
     "build_private_client",
     "wrap_transport",
+    "run_private_server",
+    "dp_report",
+    "noise_multiplier",
     "PrivateAlignment",
     "PRIVATE_ALIGNMENT",
     "describe_private_node",

@@ -339,7 +339,11 @@ def test_private_alignment_needs_the_secret_on_every_node(partition, tmp_path):
             "either it or private alignment",
         ),
         ({"privacy.secagg": True, "privacy.secagg-levels": 1}, "privacy"),
-        ({"privacy.dp-epsilon": 1.0}, "Unknown run-config key `privacy.dp-epsilon`"),
+        (
+            {"privacy.record-uploads": "all"},
+            "Unknown run-config key `privacy.record-uploads`",
+        ),
+        ({"privacy.dp-epsilon": -1.0}, "`dp_epsilon` must be non-negative"),
         ({"privacy.secagg": True, "fusion.enabled": True}, "does not combine"),
     ],
 )
@@ -621,3 +625,45 @@ def test_a_checkpointed_private_run_resumes_with_identical_numbers(
     resumed = json.loads((tmp_path / "resumed" / "results.json").read_text())
     expected = json.loads((tmp_path / "whole" / "results.json").read_text())
     assert _comparable(resumed) == _comparable(expected)
+
+
+# ----------------------------------------------------------------------- DP
+@pytest.mark.parametrize("extra", [{}, {"privacy.private-alignment": True}])
+def test_dp_deployment_equals_the_dp_simulation(
+    partition, tmp_path, secret_file, extra
+):
+    # DP on uploads: the same seeded noise on the nodes as in `fedgraph train
+    # --dp-epsilon`, so the numbers are the simulation's, and results.json
+    # reports each client's epsilon as `fedgraph train` does
+    from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
+    from fedgraph.privacy.setup import PrivacySettings, apply_privacy, privacy_report
+    from fedgraph.runtime import run_simulation
+
+    fed = named_toy()
+    strategy, clients = build_kge_federation("fede", fed, KGESettings(**SETTINGS))
+    settings = PrivacySettings(dp_epsilon=4.0, dp_clip=0.5)
+    strategy, clients = apply_privacy(
+        strategy, clients, settings, rounds=ROUNDS, run_dir=tmp_path / "sim",
+        entity_names=fed.entity_names, seed=SETTINGS["seed"],
+    )  # fmt: skip
+    sim = run_simulation(
+        strategy, clients, num_rounds=ROUNDS, eval_every=EVAL_EVERY,
+        seed=SETTINGS["seed"], progress=False,
+    )  # fmt: skip
+    out = tmp_path / "out"
+    cfg = run_config(
+        partition, "fede", out,
+        **{"privacy.dp-epsilon": 4.0, "privacy.dp-clip": 0.5, **extra},
+    )  # fmt: skip
+    nodes = [
+        {"partition-id": i, "alignment-secret": str(secret_file)} for i in range(3)
+    ]
+    _run(LocalGrid(client_app, nodes, cfg), cfg)
+    doc = json.loads((out / "results.json").read_text())
+    if not extra:  # the same noise, rows and metrics
+        assert _curve(doc["history"]) == _curve(sim.history)
+        assert doc["weighted"]["mrr"] == sim.test["mrr"]
+    report = privacy_report(clients, settings)
+    assert doc["privacy"]["dp"] == json.loads(json.dumps(report["dp"]))
+    assert doc["privacy"]["dp"]["0"]["uploads"] == ROUNDS
+    assert doc["privacy"]["dp"]["0"]["epsilon"] == pytest.approx(4.0, rel=1e-6)
