@@ -29,6 +29,11 @@ fedgraph payload. With every defence off they are the plain apps.
   never given to the server: the run config, which the server reads, does
   not hold it).
 
+* ``privacy.dp-epsilon > 0``: each node's client clips and noises its
+  uploads (:class:`~fedgraph.privacy.dp.DPUploadClient`, the noise seeded as
+  in ``fedgraph train``); ``results.json`` gets each client's
+  :math:`(\varepsilon, \delta)` (:func:`dp_report`).
+
 Components (``[tool.flwr.app.components]``, ``examples/flower_private_app``):
 ``serverapp = "fedgraph.privacy.flower:server_app"`` and ``clientapp =
 "fedgraph.privacy.flower:node_app"`` (the process-lived ``ClientApp``,
