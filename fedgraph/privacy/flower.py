@@ -1,4 +1,5 @@
-r"""Secure aggregation and private entity alignment in a Flower deployment.
+r"""Secure aggregation, private entity alignment and DP on uploads in a
+Flower deployment.
 
 The Flower apps here are fedgraph's KGE apps
 (:mod:`fedgraph.runtime.flower`) plus the run config's ``privacy.*`` keys,
