@@ -225,17 +225,19 @@ def build_fedmkgc(
 
 
 def build_text_strategy(
-    algorithm: str, encoder: nn.Module, settings: MKGCSettings
+    algorithm: str, encoder: nn.Module | None, settings: MKGCSettings
 ) -> Strategy:
     r"""The server side of ``algorithm`` (a key of :data:`mkgc_algorithms`,
     case, ``-`` and ``_`` ignored): :class:`FedMKGC` whose :math:`w_0` is the
     pre-trained ``encoder``'s weights, or
     :class:`~fedgraph.federated.separated.Separated` for ``"independent"``.
     It needs no client's data (a Flower server builds it from the language
-    model alone)."""
+    model alone; ``"independent"`` shares nothing and needs no ``encoder``)."""
     kind, schedule = mkgc_algorithms[_mkgc_key(algorithm)]
     if kind == "independent":
         return Separated(config={LOCAL_EPOCHS: settings.local_epochs})
+    if encoder is None:
+        raise ValueError(f"`encoder` is required for {algorithm} (got None)")
     initial = {ENCODER + k: p.detach().clone() for k, p in encoder.named_parameters()}
     return FedMKGC(initial, schedule=str(schedule), local_epochs=settings.local_epochs)
 
