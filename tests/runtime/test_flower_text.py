@@ -1,0 +1,125 @@
+r"""The FedMKGC Flower apps (:mod:`fedgraph.runtime.flower.text`): run-config
+parsing, the server that reads no client data, and a node's client equal
+to the simulation's. (The local-grid run equal to ``fedgraph train --model
+text`` is in ``tests/federated/test_algorithm_contract.py``.)"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+pytest.importorskip("flwr")
+pytest.importorskip("transformers")
+
+from fedgraph.cli.train import FAMILY_DEFAULTS  # noqa: E402
+from fedgraph.federated.separated import Separated  # noqa: E402
+from fedgraph.federated.text.fedmkgc import FedMKGC  # noqa: E402
+from fedgraph.federated.text.setup import (  # noqa: E402
+    MKGCSettings,
+    build_fedmkgc,
+    load_text_model,
+)
+from fedgraph.runtime.fedmkgc_runner import load_language_graphs  # noqa: E402
+from fedgraph.runtime.flower.alignment import AlignedRun  # noqa: E402
+from fedgraph.runtime.flower.text import (  # noqa: E402
+    TEXT_ALIGNMENT,
+    TextRunSettings,
+    build_text_client,
+    build_text_server,
+    clear_caches,
+)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
+from text_toy import save_tiny_model, write_toy_dbp5l  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches():
+    yield
+    clear_caches()
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    root = tmp_path_factory.mktemp("text-flower")
+    return write_toy_dbp5l(root / "dbp"), save_tiny_model(root / "bert")
+
+
+def test_defaults_are_those_of_fedgraph_train():
+    cfg = TextRunSettings(data="dbp-5l", algorithm="fedmkgc")
+    assert cfg.mkgc_settings() == MKGCSettings()
+    cli = FAMILY_DEFAULTS["text"]
+    assert (cfg.num_rounds, cfg.lr, cfg.batch_size) == (
+        cli["rounds"],
+        cli["lr"],
+        cli["batch_size"],
+    )
+    assert (cfg.margin, cfg.temperature) == (cli["gamma"], cli["temperature"])
+
+
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        ("algorithm", "fede", "`algorithm`: Could not resolve 'fede'"),
+        ("lr", 0.0, "`lr` must be positive"),
+        ("batch-size", 1.5, "`batch-size` must be an integer"),
+        ("fraction", 0.5, "`fraction` must be 1.0 for fedmkgc"),
+        ("rerank-hops", -1, "`rerank-hops` must be non-negative"),
+        ("dim", 8, "Unknown run-config key `dim` for FedMKGC"),
+    ],
+)
+def test_run_config_errors_name_the_key(key, value, message):
+    with pytest.raises(ValueError, match=message):
+        TextRunSettings.from_run_config(
+            {"data": "x", "algorithm": "fedmkgc", key: value}
+        )
+    parsed = TextRunSettings.from_run_config(
+        {"data": "x", "algorithm": "FedMKGC-Parallel", "fraction": 0.5}
+    )
+    assert parsed.algorithm == "fedmkgcparallel"
+
+
+def test_the_server_opens_no_data(toy):
+    _, model = toy
+    aligned = AlignedRun(num_clients=2)
+    cfg = TextRunSettings(data="/no/such/data", algorithm="fedmkgc", encoder=str(model))
+    strategy, n = build_text_server(cfg, aligned)
+    assert n == 2 and isinstance(strategy, FedMKGC)
+    encoder, _ = load_text_model(model)
+    assert strategy.arrays.keys() == {
+        f"encoder.{k}" for k, _ in encoder.named_parameters()
+    }
+    for k, p in encoder.named_parameters():
+        assert torch.equal(strategy.arrays[f"encoder.{k}"], p)
+    # independent shares nothing: the server needs no language model either
+    cfg = TextRunSettings(data="/no/such/data", algorithm="independent", encoder="/no")
+    assert isinstance(build_text_server(cfg, aligned)[0], Separated)
+    with pytest.raises(ValueError, match="`num-clients`"):
+        build_text_server(TextRunSettings(data="x", algorithm="independent"))
+
+
+def test_a_node_reports_the_languages_and_builds_the_simulation_client(toy):
+    data, model = toy
+    cfg = TextRunSettings(
+        data=str(data), algorithm="fedmkgc", encoder=str(model), languages="it,en"
+    )
+    reply = TEXT_ALIGNMENT.node_reply(cfg, {"partition-id": 1}, {})
+    assert reply == {"partition-id": 1, "num-clients": 2}
+    with pytest.raises(ValueError, match="`partition-id` must lie in \\[0, 2\\)"):
+        TEXT_ALIGNMENT.node_reply(cfg, {"partition-id": 2}, {})
+
+    client, cid = build_text_client(cfg, {"partition-id": 1})
+    graphs = list(load_language_graphs(data, ["it", "en"]).values())
+    _, clients = build_fedmkgc(
+        "fedmkgc", graphs, *load_text_model(model), cfg.mkgc_settings()
+    )
+    assert cid == 1 and client.graph.name == clients[1].graph.name
+    same = clients[1].state_dict()
+    for key, value in client.state_dict()["model"].items():
+        assert torch.equal(value, same["model"][key]), key
+    assert torch.equal(client.dropout_state, clients[1].dropout_state)
