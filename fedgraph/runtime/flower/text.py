@@ -104,17 +104,18 @@ class TextRunSettings:
         encoder (str): the language model, a Hugging Face model folder or
             Hub name readable by the server and every node (empty:
             :func:`~fedgraph.federated.text.setup.default_encoder`).
-        num_rounds, fraction, eval_every, patience: the round loop.
-            (default: :obj:`50`, :obj:`1.0`, :obj:`5`, :obj:`3`)
-        lr, batch_size, local_epochs, max_length, num_prefix_tokens (key
-            ``prefix-tokens``), margin, temperature, rerank_alpha,
-            rerank_hops, eval_batch_size, seed: the
-            :class:`~fedgraph.federated.text.setup.MKGCSettings`.
+        num_rounds, fraction, eval_every, patience: the round loop
+            (default: :obj:`50`, :obj:`1.0`, :obj:`5`, :obj:`3`).
+        lr, batch_size, local_epochs, max_length, num_prefix_tokens: the
+            :class:`~fedgraph.federated.text.setup.MKGCSettings` (key
+            ``prefix-tokens`` for ``num_prefix_tokens``).
+        margin, temperature, rerank_alpha, rerank_hops, eval_batch_size, seed:
+            the same.
         out (str): folder for ``results.json``/``server.pt`` (empty: none).
         threads (int): ``torch.set_num_threads`` (``0``: leave it).
-        reply_timeout, connect_timeout, num_clients, min_available_nodes,
-            min_fit_nodes, accept_failures, client_mods: as in
-            :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
+        reply_timeout, connect_timeout, num_clients, min_available_nodes: as
+            in :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
+        min_fit_nodes, accept_failures, client_mods: the same.
     """
 
     data: str
