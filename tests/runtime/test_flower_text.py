@@ -5,6 +5,9 @@ text`` is in ``tests/federated/test_algorithm_contract.py``.)"""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -23,6 +26,7 @@ from fedgraph.federated.text.setup import (  # noqa: E402
     load_text_model,
 )
 from fedgraph.runtime.fedmkgc_runner import load_language_graphs  # noqa: E402
+from fedgraph.runtime.flower import run_local  # noqa: E402
 from fedgraph.runtime.flower.alignment import AlignedRun  # noqa: E402
 from fedgraph.runtime.flower.text import (  # noqa: E402
     TEXT_ALIGNMENT,
@@ -30,6 +34,8 @@ from fedgraph.runtime.flower.text import (  # noqa: E402
     build_text_client,
     build_text_server,
     clear_caches,
+    client_app,
+    server_app,
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
@@ -123,3 +129,68 @@ def test_a_node_reports_the_languages_and_builds_the_simulation_client(toy):
     for key, value in client.state_dict()["model"].items():
         assert torch.equal(value, same["model"][key]), key
     assert torch.equal(client.dropout_state, clients[1].dropout_state)
+
+
+FAST = {"num-rounds": 2, "eval-every": 1, "lr": 1e-3, "batch-size": 6,
+        "max-length": 6, "prefix-tokens": 2, "threads": 1}  # fmt: skip
+
+
+class NodesOnly:
+    r"""A ``ClientApp`` wrapper that makes the data folder exist only while a
+    node handles a message: a server that opened it would fail."""
+
+    def __init__(self, app, folder: Path) -> None:
+        self.app, self.folder = app, folder
+        self.hidden = folder.with_name(folder.name + ".nodes-only")
+
+    def __call__(self, message, context):
+        self.hidden.rename(self.folder)
+        try:
+            return self.app(message, context)
+        finally:
+            self.folder.rename(self.hidden)
+
+
+def _results(folder: Path) -> dict:
+    doc = json.loads((folder / "results.json").read_text())
+    drop = ("train_seconds", "eval_seconds")
+    doc["history"] = [
+        {k: v for k, v in h.items() if k not in drop} for h in doc["history"]
+    ]
+    return doc
+
+
+def test_a_run_with_the_data_on_the_nodes_only(toy, tmp_path, monkeypatch):
+    data, model = toy
+    local = tmp_path / "dbp"
+    shutil.copytree(data, local)
+    cfg = {"data": str(local), "algorithm": "fedmkgc", "encoder": str(model), **FAST}
+    run_local(server_app, client_app, {**cfg, "out": str(tmp_path / "plain")}, 2)
+    clear_caches()
+    monkeypatch.setenv("FEDGRAPH_DATA", str(tmp_path / "no-data-here"))
+    wrapped = NodesOnly(client_app, local)
+    local.rename(wrapped.hidden)
+    run_local(server_app, wrapped, {**cfg, "out": str(tmp_path / "hidden")}, 2)
+    a, b = _results(tmp_path / "plain"), _results(tmp_path / "hidden")
+    assert a["weighted"] == b["weighted"] and a["history"] == b["history"]
+
+
+@pytest.mark.slow
+def test_the_process_lived_text_app_gives_the_same_numbers(toy, tmp_path, monkeypatch):
+    # examples/flower_text_app's ClientApp: a worker process keeps the client
+    from fedgraph.runtime.flower.node import WorkerClientApp
+
+    data, model = toy
+    monkeypatch.setenv("FEDGRAPH_WORKER_DIR", str(tmp_path / "workers"))
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[2]))
+    cfg = {"data": str(data), "algorithm": "fedmkgcparallel", "encoder": str(model),
+           **FAST}  # fmt: skip
+    run_local(server_app, client_app, {**cfg, "out": str(tmp_path / "plain")}, 2)
+    app = WorkerClientApp("text", start_timeout=300, parent=os.getpid())
+    try:
+        run_local(server_app, app, {**cfg, "out": str(tmp_path / "worker")}, 2)
+    finally:
+        assert app.stop()
+    a, b = _results(tmp_path / "plain"), _results(tmp_path / "worker")
+    assert a["weighted"] == b["weighted"] and a["history"] == b["history"]
+    assert a["comm"] == b["comm"]
