@@ -10,7 +10,7 @@ shared: the single-KG SimKGC-style baseline).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -103,29 +103,49 @@ def load_language_graphs(
     Raises:
         ValueError: ``data`` is neither, or names no language of ``languages``.
     """
+    known, read = _source(data, root, what[0])
+    chosen = _check_languages(languages, known, str(data), what[1])
+    mkg = read(chosen)
+    return {x: compact_relations(mkg[x]) for x in chosen}
+
+
+def dataset_languages(
+    data: str | os.PathLike[str],
+    root: str | os.PathLike[str] | None = None,
+    what: str = "`data`",
+) -> list[str]:
+    r"""The languages of ``data`` (as :func:`load_language_graphs` reads
+    it), in the dataset's order."""
+    return _source(data, root, what)[0]
+
+
+def _source(
+    data: str | os.PathLike[str], root: str | os.PathLike[str] | None, what: str
+) -> tuple[list[str], Callable[[list[str]], Any]]:
+    r"""The languages of ``data`` and a reader of the chosen ones."""
     folder = Path(data)
     if folder.is_dir():
         if not (folder / "relations.txt").is_file():
             raise ValueError(
-                f"{what[0]} folder {folder} is not in the DBP-5L layout (no "
+                f"{what} folder {folder} is not in the DBP-5L layout (no "
                 "relations.txt; expected relations.txt, entity/LANG.tsv and "
                 "kg/LANG-{train,val,test}.tsv)"
             )
-        known = folder_languages(folder)
-        chosen = _check_languages(languages, known, str(folder), what[1])
-        mkg = read_dbp5l(folder, languages=tuple(chosen), name=folder.name)
-    else:
-        from fedgraph.data.load import load_dataset
-        from fedgraph.data.multilingual import MultilingualKG
 
-        mkg = load_dataset(str(data), root)
-        if not isinstance(mkg, MultilingualKG):
-            raise ValueError(
-                f"{what[0]} {str(data)!r} is a {type(mkg).__name__}, not a "
-                "multilingual KG (one KG per language, e.g. dbp-5l)"
-            )
-        chosen = _check_languages(languages, mkg.languages, str(data), what[1])
-    return {x: compact_relations(mkg[x]) for x in chosen}
+        def read(chosen: list[str]) -> Any:
+            return read_dbp5l(folder, languages=tuple(chosen), name=folder.name)
+
+        return folder_languages(folder), read
+    from fedgraph.data.load import load_dataset
+    from fedgraph.data.multilingual import MultilingualKG
+
+    mkg = load_dataset(str(data), root)
+    if not isinstance(mkg, MultilingualKG):
+        raise ValueError(
+            f"{what} {str(data)!r} is a {type(mkg).__name__}, not a "
+            "multilingual KG (one KG per language, e.g. dbp-5l)"
+        )
+    return mkg.languages, lambda chosen: mkg
 
 
 def _check_languages(
@@ -143,6 +163,7 @@ def _check_languages(
 
 __all__ = [
     "folder_languages",
+    "dataset_languages",
     "load_language_graphs",
     "build_text_strategy",
     "default_encoder",

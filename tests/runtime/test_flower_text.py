@@ -77,6 +77,7 @@ def test_defaults_are_those_of_fedgraph_train():
         ("fraction", 0.5, "`fraction` must be 1.0 for fedmkgc"),
         ("rerank-hops", -1, "`rerank-hops` must be non-negative"),
         ("dim", 8, "Unknown run-config key `dim` for FedMKGC"),
+        ("languages", "el, en el", "`languages` must name distinct languages"),
     ],
 )
 def test_run_config_errors_name_the_key(key, value, message):
@@ -118,6 +119,16 @@ def test_a_node_reports_the_languages_and_builds_the_simulation_client(toy):
     assert reply == {"partition-id": 1, "num-clients": 2}
     with pytest.raises(ValueError, match="`partition-id` must lie in \\[0, 2\\)"):
         TEXT_ALIGNMENT.node_reply(cfg, {"partition-id": 2}, {})
+    # a language the data does not have, or data that is not multilingual
+    bad = TextRunSettings(data=str(data), algorithm="fedmkgc", languages="en xx")
+    with pytest.raises(ValueError, match="`languages` must name distinct languages"):
+        build_text_client(bad, {"partition-id": 1})
+    with pytest.raises(ValueError, match="`data` folder .* is not in the DBP-5L"):
+        TEXT_ALIGNMENT.node_reply(
+            TextRunSettings(data=str(data / "kg"), algorithm="fedmkgc"),
+            {"partition-id": 0},
+            {},
+        )
 
     client, cid = build_text_client(cfg, {"partition-id": 1})
     graphs = list(load_language_graphs(data, ["it", "en"]).values())

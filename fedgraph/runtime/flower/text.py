@@ -203,6 +203,12 @@ class TextRunSettings:
                 "Run-config key `fraction` must be 1.0 for fedmkgc (one client "
                 "per round in an agreed order)"
             )
+        langs = self.language_list()
+        if len(set(langs)) != len(langs):
+            raise ValueError(
+                f"Run-config key `languages` must name distinct languages (got "
+                f"{self.languages!r})"
+            )
         check_failure_settings(self)
 
     def language_list(self) -> list[str]:
@@ -238,18 +244,13 @@ class TextRunSettings:
 def node_languages(data: str, languages: str, root: str) -> tuple[str, ...]:
     r"""The run's languages in client order, as a node reads them (the
     ``languages`` key, or every language of ``data``)."""
-    from pathlib import Path
-
-    from fedgraph.runtime.fedmkgc_runner import folder_languages
+    from fedgraph.runtime.fedmkgc_runner import dataset_languages
 
     given = languages.replace(",", " ").split()
     if given:
         return tuple(given)
-    if Path(data).is_dir():
-        return tuple(folder_languages(data))
-    from fedgraph.data.load import load_dataset
-
-    return tuple(load_dataset(data, root or None).languages)
+    what = "Run-config key `data`"
+    return tuple(dataset_languages(data, root or None, what))
 
 
 @functools.lru_cache(maxsize=2)
