@@ -78,6 +78,7 @@ def test_defaults_are_those_of_fedgraph_train():
         ("rerank-hops", -1, "`rerank-hops` must be non-negative"),
         ("dim", 8, "Unknown run-config key `dim` for FedMKGC"),
         ("languages", "el, en el", "`languages` must name distinct languages"),
+        ("resume", True, "`resume` needs `checkpoint-dir`"),
     ],
 )
 def test_run_config_errors_name_the_key(key, value, message):
@@ -205,3 +206,36 @@ def test_the_process_lived_text_app_gives_the_same_numbers(toy, tmp_path, monkey
     a, b = _results(tmp_path / "plain"), _results(tmp_path / "worker")
     assert a["weighted"] == b["weighted"] and a["history"] == b["history"]
     assert a["comm"] == b["comm"]
+
+
+def test_a_checkpointed_run_stopped_and_resumed_gives_the_whole_runs_numbers(
+    toy, tmp_path
+):
+    from fedgraph.runtime.flower import LocalGrid, run_server
+
+    data, model = toy
+    cfg = {"data": str(data), "algorithm": "fedmkgc", "encoder": str(model),
+           **FAST, "num-rounds": 3}  # fmt: skip
+    run_local(server_app, client_app, {**cfg, "out": str(tmp_path / "whole")}, 2)
+    cfg.update(
+        {"out": str(tmp_path / "resumed"), "checkpoint-dir": str(tmp_path / "ckpt"),
+         "run-name": "toy"}
+    )  # fmt: skip
+    nodes = [
+        {"partition-id": i, "state-dir": str(tmp_path / f"node{i}")} for i in (0, 1)
+    ]
+    apps = dict(
+        build_strategy=build_text_server,
+        parse=TextRunSettings.from_run_config,
+        alignment=TEXT_ALIGNMENT,
+    )
+    _, partial = run_server(
+        LocalGrid(client_app, nodes, cfg), cfg, stop_after=2, **apps
+    )
+    assert partial.rounds == 2 and not (tmp_path / "resumed" / "results.json").exists()
+    resumed = {**cfg, "resume": True}  # a new Flower run: fresh node contexts
+    run_server(LocalGrid(client_app, nodes, resumed), resumed, **apps)
+    a, b = _results(tmp_path / "whole"), _results(tmp_path / "resumed")
+    assert a["rounds"] == b["rounds"] == 3
+    assert a["weighted"] == b["weighted"] and a["history"] == b["history"]
+    assert a["clients"] == b["clients"]

@@ -42,7 +42,12 @@ from fedgraph.federated.text.setup import (
 )
 from fedgraph.runtime.flower.alignment import PARTITION_ID, AlignedRun, Alignment
 from fedgraph.runtime.flower.client_app import make_client_app
-from fedgraph.runtime.flower.config import _cast, check_failure_settings, partition_id
+from fedgraph.runtime.flower.config import (
+    _cast,
+    check_checkpoint_settings,
+    check_failure_settings,
+    partition_id,
+)
 from fedgraph.runtime.flower.server_app import make_server_app
 
 #: run-config key → :class:`TextRunSettings` field.
@@ -76,6 +81,9 @@ KEYS = {
     "min-fit-nodes": "min_fit_nodes",
     "accept-failures": "accept_failures",
     "client-mods": "client_mods",
+    "checkpoint-dir": "checkpoint_dir",
+    "resume": "resume",
+    "run-name": "run_name",
 }
 
 #: :class:`~fedgraph.federated.text.setup.MKGCSettings` fields set by the run config.
@@ -116,6 +124,9 @@ class TextRunSettings:
         reply_timeout, connect_timeout, num_clients, min_available_nodes: as
             in :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
         min_fit_nodes, accept_failures, client_mods: the same.
+        checkpoint_dir, resume, run_name: checkpoints on the server and every
+            node, and resuming from them, as in
+            :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
     """
 
     data: str
@@ -147,6 +158,9 @@ class TextRunSettings:
     min_fit_nodes: int = 0
     accept_failures: bool = False
     client_mods: str = ""
+    checkpoint_dir: str = ""
+    resume: bool = False
+    run_name: str = ""
 
     @classmethod
     def from_run_config(cls, run_config: Mapping[str, Any]) -> TextRunSettings:
@@ -209,6 +223,7 @@ class TextRunSettings:
                 f"Run-config key `languages` must name distinct languages (got "
                 f"{self.languages!r})"
             )
+        check_checkpoint_settings(self)
         check_failure_settings(self)
 
     def language_list(self) -> list[str]:
