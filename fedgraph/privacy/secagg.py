@@ -58,6 +58,15 @@ MASKED = "secagg-masked"
 ROUND = "secagg-round"
 #: a registration's config: the size of the shared index the client masks over
 INDEX_SIZE = "secagg-index-size"
+#: a masked reply's config: the fingerprint of the key the client masks with
+KEY_ID = "secagg-key-id"
+
+
+def key_id(public_key: bytes) -> int:
+    r"""A public key's fingerprint (the first 7 bytes of its SHA-256)."""
+    return int.from_bytes(hashlib.sha256(public_key).digest()[:7], "big")
+
+
 PEER = "secagg-peer/"
 
 
@@ -208,10 +217,10 @@ class SecAggClient(ClientWrapper):
             masked = masked + mask if me < j else masked - mask
         return self._masked_reply(masked, reply)
 
-    @staticmethod
-    def _masked_reply(masked: Tensor, reply: Payload) -> Payload:
+    def _masked_reply(self, masked: Tensor, reply: Payload) -> Payload:
         return Payload(
             arrays={MASKED: torch.remainder(masked, MODULUS)},
+            config={KEY_ID: key_id(self._public_bytes())},
             metrics=dict(reply.metrics),
             num_examples=reply.num_examples,
         )
@@ -395,6 +404,7 @@ class SecAggStrategy(StrategyWrapper):
             raise ValueError(
                 f"{len(replies)} clients x {self.levels} levels overflow the field 2^32"
             )
+        self.check_keys(server_round, replies)
         total = torch.zeros_like(next(iter(replies.values())).arrays[MASKED])
         for c, p in replies.items():
             if MASKED not in p.arrays:
@@ -416,6 +426,19 @@ class SecAggStrategy(StrategyWrapper):
             server_round, ENTITY, mean.to(self.base.table.dtype), held
         )
         self.last_counts = counts.long()
+
+    def check_keys(self, server_round: int, replies: Mapping[int, Payload]) -> None:
+        r"""Every reply comes from the key its client registered: a node
+        restarted without its state draws a new key, and masks agreed with
+        the old one would not cancel."""
+        for c, p in replies.items():
+            got = p.config.get(KEY_ID)
+            if got is not None and got != key_id(_key_bytes(self.public_keys[c])):
+                raise PayloadError(
+                    f"Secure aggregation, round {server_round}: client {c} uses a "
+                    "key it did not register (its node restarted without its "
+                    "state?); the round's sum cannot be unmasked"
+                )
 
     def state_dict(self) -> dict[str, Any]:
         return {

@@ -43,7 +43,7 @@ import torch
 from torch import Tensor
 
 from fedgraph.federated.payload import Payload, PayloadError
-from fedgraph.privacy.secagg import PEER, ROUND, _mask
+from fedgraph.privacy.secagg import KEY_ID, PEER, ROUND, _mask, key_id
 
 STAGE = "secagg-stage"
 SETUP = "setup"
@@ -148,7 +148,7 @@ def client_setup(client: Any, payload: Payload) -> Payload:
         "own": own,
         "received": {},
     }
-    return Payload(arrays=arrays)
+    return Payload(arrays=arrays, config={KEY_ID: key_id(client._public_bytes())})
 
 
 def client_round_masks(client: Any, payload: Payload, size: int) -> Tensor:

@@ -176,6 +176,7 @@ class SecAggTransport(Transport):
         keys = s.round_keys
         setup = keys.setup_requests(s.public_keys, s.threshold)
         ready = self.inner.fit(server_round, setup)
+        s.check_keys(server_round, ready)
         self._events.extend(self.inner.pop_events())
         keys.receive_setup(ready)
         told = {e["client"] for e in self._events}

@@ -152,3 +152,23 @@ def test_threshold_settings_are_checked():
     s, c = _federation(True, threshold=4, neighbours=1)
     with pytest.raises(ValueError, match="exceeds client"):
         _run(s, SecAggTransport(InProcessTransport(c), s), rounds=1)
+
+
+@pytest.mark.parametrize("threshold", [0, 2])
+def test_a_client_with_a_key_it_did_not_register_stops_the_round(threshold):
+    # a node restarted without its state draws a new key: masks agreed with
+    # the registered one would not cancel, so the server refuses its reply
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    s, c = _federation(True, threshold=threshold)
+
+    class Restarting(InProcessTransport):
+        def fit(self, rnd, payloads):
+            if rnd == 2:
+                c[1]._private_key = ec.generate_private_key(ec.SECP384R1())
+            return super().fit(rnd, payloads)
+
+    inner = Restarting(c)
+    transport = SecAggTransport(inner, s) if threshold else inner
+    with pytest.raises(PayloadError, match="round 2: client 1 uses a key it did not"):
+        _run(s, transport)
