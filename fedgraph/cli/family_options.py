@@ -97,18 +97,18 @@ def check_family_options(
         value = getattr(args, dest, None)
         if family in readers or dest not in defaults or value == defaults[dest]:
             continue
-        given, name = shown(dest, value), FAMILY_NAMES[family]
+        given = shown(dest, value)
+        name = FAMILY_NAMES[family] + (" do" if family == KGE else " does")
         if dest in PRIVACY:
             raise ValueError(
                 f"`{given}`: the privacy options apply to the federated KGE "
-                f"algorithms; {name} does not read them (leave them out)"
+                f"algorithms; {name} not read them (leave them out)"
             )
         owners = " and ".join(
             FAMILY_NAMES[f] for f in (KGE, RGCN, TEXT) if f in readers
         )
         raise ValueError(
-            f"`{given}` applies to {owners} only; {name} does not read it "
-            "(leave it out)"
+            f"`{given}` applies to {owners} only; {name} not read it (leave it out)"
         )
 
 

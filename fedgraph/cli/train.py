@@ -314,7 +314,7 @@ def _add_run(p: argparse.ArgumentParser) -> None:
         default="cpu",
         help="where clients train and rank, e.g. cuda (default: cpu); the samples "
         "are drawn on the CPU, so a run may resume on another device (--model "
-        "text: cpu only)",
+        "rgcn, --model text: cpu only)",
     )
     p.add_argument(
         "--threads", type=count, default=0, help="torch threads (0: default)"
