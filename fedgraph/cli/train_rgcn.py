@@ -57,6 +57,8 @@ def run_rgcn(args: argparse.Namespace, algorithm: str) -> int:
     given = rgcn_record(args, algorithm, common, own)
     if args.resume:
         check_resume(args.out, given)
+        if _report_finished(args, algorithm):
+            return 0
     fed = _federation(args)
     strategy, clients = alg.build(fed, common, own)
     setup_seconds = time.perf_counter() - t0
@@ -84,6 +86,24 @@ def run_rgcn(args: argparse.Namespace, algorithm: str) -> int:
         f"after {res.rounds} rounds; results in {path}"
     )
     return 0
+
+
+def _report_finished(args: argparse.Namespace, algorithm: str) -> bool:
+    r"""``--resume`` on a run that already reached ``--rounds``: print its
+    results and leave the folder as it is (a larger ``--rounds`` continues)."""
+    import json
+
+    finished = args.out / "results.json"
+    if not finished.exists():
+        return False
+    done = json.loads(finished.read_text())
+    if done.get("rounds", 0) < args.rounds:
+        return False
+    print(
+        f"{algorithm} run in {args.out} already finished at round {done['rounds']}: "
+        f"test accuracy {done['weighted']['accuracy']:.4f}; {finished} left as written"
+    )
+    return True
 
 
 def _federation(args: argparse.Namespace) -> Any:

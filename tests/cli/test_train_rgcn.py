@@ -118,3 +118,8 @@ def test_rgcn_resume_refuses_other_settings_and_leaves_the_run(
     assert main(_argv(partition, full)) == 0
     doc = json.loads((full / "results.json").read_text())
     assert resumed["weighted"] == doc["weighted"]
+    # resuming the finished run reports it and leaves every file as it is
+    finished = _snapshot(out)
+    assert main(_argv(partition, out, "--resume")) == 0
+    assert "already finished at round 2" in capsys.readouterr().out
+    assert _snapshot(out) == finished
