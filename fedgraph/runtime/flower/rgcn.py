@@ -69,6 +69,8 @@ KEYS = {
     "min-available-nodes": "min_available_nodes",
     "min-fit-nodes": "min_fit_nodes",
     "accept-failures": "accept_failures",
+    "wait-for-failed": "wait_for_failed",
+    "pull-backoff": "pull_backoff",
     "client-mods": "client_mods",
 }
 
@@ -102,7 +104,8 @@ class RGCNRunSettings:
             (default: :obj:`120`)
         num_clients (int): SuperNodes to wait for (``0``: as many as the
             nodes report in the alignment step). (default: :obj:`0`)
-        min_available_nodes, min_fit_nodes, accept_failures, client_mods:
+        min_available_nodes, min_fit_nodes, accept_failures, wait_for_failed,
+        pull_backoff, client_mods:
             failure handling and mods, as in
             :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
     """
@@ -127,6 +130,8 @@ class RGCNRunSettings:
     min_available_nodes: int = 0
     min_fit_nodes: int = 0
     accept_failures: bool = False
+    wait_for_failed: float = 0.0
+    pull_backoff: float = 0.0
     client_mods: str = ""
 
     @classmethod

@@ -146,6 +146,10 @@ def run_server(
     cfg = parse(run_config)
     if cfg.threads > 0:
         torch.set_num_threads(cfg.threads)
+    if getattr(cfg, "pull_backoff", 0.0) > 0:
+        from fedgraph.runtime.flower.polling import shorten_pull_backoff
+
+        shorten_pull_backoff(cfg.pull_backoff)
     try:
         return _run(grid, cfg, build_strategy, progress, stop_after, alignment)
     except Exception as exc:

@@ -3,6 +3,7 @@ r"""The :class:`~fedgraph.runtime.Transport` over a Flower
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -27,6 +28,21 @@ from fedgraph.runtime.flower.protocol import (
     to_content,
 )
 from fedgraph.runtime.transport import Transport
+
+
+def _log_timing(
+    message_type: str, server_round: int, pushed: float, arrived: Mapping[int, float]
+) -> None:
+    r"""One DEBUG line per exchange (``FLWR_LOG_LEVEL=DEBUG``): when the
+    messages were pushed and each node's reply pulled, in epoch seconds
+    (``benchmarks/flower_deploy.py --timeline`` reads it)."""
+    from logging import DEBUG
+
+    from flwr.common.logger import log
+
+    line = {"type": message_type, "round": server_round, "pushed": pushed}
+    line["replies"] = {str(n): t for n, t in sorted(arrived.items())}
+    log(DEBUG, "[fedgraph] exchange %s", json.dumps(line))
 
 
 class GridTransport(Transport):
@@ -55,6 +71,18 @@ class GridTransport(Transport):
     of a checkpointed run, else starts from its initial state). Every
     failure, skip and rejoin is an event of :meth:`pop_events`.
 
+    With ``wait_for_failed`` an exchange first waits for each failed client
+    to be reachable again (its node still online, or a restarted SuperNode
+    with its ``partition-id``), has it rejoin and sends it the same message
+    again (event ``"retried"``), so that the round ends with every reply, as
+    if nothing had failed, provided the client came back with the state the
+    exchange started from (the state of its last training round: kept by a
+    node that stayed up, or restored from the snapshot of a checkpointed
+    run). A client back with another state, or not back within
+    ``wait_for_failed`` seconds, stays failed, and ``accept_failures``
+    decides as above. The retried message is not counted again in the
+    communication ledger.
+
     Args:
         grid (flwr.serverapp.Grid): the grid of the running ``ServerApp``.
         num_clients (int): SuperNodes to wait for; each must report a
@@ -78,6 +106,9 @@ class GridTransport(Transport):
             (``0``: do not wait). (default: :obj:`0`)
         poll_interval (float, optional): seconds between two checks for
             replies. (default: :obj:`0.1`)
+        wait_for_failed (float, optional): seconds an exchange waits for a
+            failed client to come back and answer the same message again
+            (``0``: no waiting). (default: :obj:`0`)
     """
 
     def __init__(
@@ -92,6 +123,7 @@ class GridTransport(Transport):
         min_fit_nodes: int = 0,
         min_available_nodes: int = 0,
         poll_interval: float = 0.1,
+        wait_for_failed: float = 0.0,
     ) -> None:
         if num_clients < 0:
             raise ValueError(f"`num_clients` must be non-negative (got {num_clients})")
@@ -108,11 +140,15 @@ class GridTransport(Transport):
         self.min_fit_nodes = int(min_fit_nodes)
         self.min_available_nodes = int(min_available_nodes)
         self.poll_interval = float(poll_interval)
+        self.wait_for_failed = float(wait_for_failed)
+        #: client id -> the round of its last training reply (0: registered)
+        self.trained: dict[int, int] = {}
         #: client id -> the round in which it was lost (until it rejoins)
         self.lost: dict[int, int] = {}
         #: client id -> the last round of an exchange it answered
         self.last_ok: dict[int, int] = {}
         self._events: list[dict[str, Any]] = []
+        self._reasons: dict[int, str] = {}  # client id -> why it failed last
         self._probed: set[int] = set()  # nodes asked for their partition id
         self._returning: dict[int, int] = {}  # client id -> its new node id
         self._registered = False
@@ -164,7 +200,9 @@ class GridTransport(Transport):
         offline, or whose client reconnects on a new node, fail at once."""
         if not contents:
             return {}, {}
+        pushed = time.time()
         pending = self._messages(message_type, server_round, contents)
+        arrived: dict[int, float] = {}  # node id -> epoch seconds of its reply
         replies: dict[int, Any] = {}
         failed: dict[int, str] = {}
         deadline = (
@@ -178,6 +216,7 @@ class GridTransport(Transport):
                 node = pending.pop(reply.metadata.reply_to_message_id, None)
                 if node is None:
                     continue
+                arrived[node] = time.time()
                 if reply.has_error():
                     failed[node] = f"{reply.error.reason} (code {reply.error.code})"
                 else:
@@ -203,6 +242,7 @@ class GridTransport(Transport):
                         )
                         del pending[mid]
             time.sleep(self.poll_interval)
+        _log_timing(message_type, server_round, pushed, arrived)
         return replies, failed
 
     def _probe_new_nodes(self, online: set[int], server_round: int) -> dict[int, int]:
@@ -255,6 +295,17 @@ class GridTransport(Transport):
             return
         back = dict(self._returning)
         self._returning.clear()
+        self._register_again(server_round, back)
+
+    def _register_again(
+        self, server_round: int, back: Mapping[int, int]
+    ) -> dict[int, int]:
+        r"""Sends ``"query.register"`` with ``rejoin-round`` to each client's
+        node of ``back`` (client id → node id): the client keeps its state if
+        it still has one, else restores its newest snapshot (a checkpointed
+        run), else starts from its initial state. Returns client id → the
+        round its state is at, for those that answered."""
+        restored: dict[int, int] = {}
         contents = {
             node: to_content(
                 Payload(),
@@ -270,13 +321,14 @@ class GridTransport(Transport):
                 control = from_content(replies[node].content)[1]
                 self.nodes[c] = node
                 self.lost.pop(c, None)
+                restored[c] = int(control.get(RESTORED_ROUND, 0))
                 self._events.append(
                     {
                         "event": "rejoined",
                         "client": c,
                         "round": server_round,
                         "node": node,
-                        "restored_round": int(control.get(RESTORED_ROUND, 0)),
+                        "restored_round": restored[c],
                     }
                 )
             else:
@@ -289,6 +341,7 @@ class GridTransport(Transport):
                         "reason": failed.get(node, "no reply"),
                     }
                 )
+        return restored
 
     def _wait_for_available(self, server_round: int) -> None:
         r"""``min_available_nodes``: waits for lost clients to rejoin."""
@@ -334,6 +387,7 @@ class GridTransport(Transport):
         for node, reason in sorted(failed.items()):
             c = by_node[node]
             self.lost[c] = server_round
+            self._reasons[c] = reason
             self._events.append(
                 {
                     "event": "failed",
@@ -362,9 +416,9 @@ class GridTransport(Transport):
                 why = "; ".join(
                     f"{self._who(self.nodes[c])}: "
                     + (
-                        failed[self.nodes[c]]
-                        if self.nodes[c] in failed
-                        else f"lost in round {self.lost[c]}"
+                        failed.get(self.nodes[c])
+                        or self._reasons.get(c)
+                        or f"lost in round {self.lost[c]}"
                     )
                     for c in missing
                 )
@@ -388,6 +442,7 @@ class GridTransport(Transport):
         unknown = [c for c in payloads if c not in self.nodes]
         if unknown:
             raise ClientReplyError(f"Clients {unknown} never registered")
+        self._reasons = {}  # failures of this exchange only
         self._rejoin(server_round)
         if message_type == TRAIN and self.min_available_nodes:
             self._wait_for_available(server_round)
@@ -404,12 +459,106 @@ class GridTransport(Transport):
             watch=True,
         )
         self._record_failures(failed, server_round, message_type)
+        if failed and self.wait_for_failed > 0:
+            by_node = {n: c for c, n in self.nodes.items()}
+
+            def content(c: int) -> Any:
+                return to_content(payloads[c], self._control(server_round, c, **extra))
+
+            again = self._retry(
+                message_type, server_round, [by_node[n] for n in failed], content
+            )
+            for c, reply in again.items():
+                replies[self.nodes[c]] = reply
         answered = [c for c in reach if self.nodes[c] in replies]
         for c in answered:
             self.last_ok[c] = server_round
+            if message_type == TRAIN:
+                self.trained[c] = server_round
         self._check_missing(payloads, answered, failed, server_round, message_type)
         # In the order of the payloads: the strategy aggregates in this order.
         return {c: from_content(replies[self.nodes[c]].content)[0] for c in answered}
+
+    def _retry(
+        self,
+        message_type: str,
+        server_round: int,
+        clients: Sequence[int],
+        content: Any,
+    ) -> dict[int, Any]:
+        r"""``wait_for_failed``: waits for each failed client of ``clients``
+        to be reachable, has it rejoin and sends it ``content(client)``
+        again, until it answers or ``wait_for_failed`` seconds have passed.
+        Returns client id → reply."""
+        deadline = time.monotonic() + self.wait_for_failed
+        todo, got = list(clients), {}
+        while todo:
+            online = set(self._online())
+            self._probe_new_nodes(online, server_round)
+            ready = {
+                c: self._returning.pop(c, self.nodes[c])
+                for c in todo
+                if c in self._returning or self.nodes[c] in online
+            }
+            restored = self._register_again(server_round, ready) if ready else {}
+            redo = [
+                c
+                for c in restored
+                if self._same_state(c, restored[c], todo, server_round)
+            ]
+            replies, failed = self._send(
+                message_type,
+                server_round,
+                {self.nodes[c]: content(c) for c in redo},
+                watch=True,
+            )
+            self._record_failures(failed, server_round, message_type)
+            for c in redo:
+                if self.nodes[c] in replies:
+                    got[c] = replies[self.nodes[c]]
+                    todo.remove(c)
+                    self._events.append(
+                        {
+                            "event": "retried",
+                            "client": c,
+                            "round": server_round,
+                            "stage": message_type,
+                            "node": self.nodes[c],
+                        }
+                    )
+            if not todo or time.monotonic() >= deadline:
+                break
+            time.sleep(min(1.0, 10 * self.poll_interval))
+        for c in todo:
+            self.lost.setdefault(c, server_round)
+        return got
+
+    def _same_state(
+        self, c: int, restored: int, todo: list[int], server_round: int
+    ) -> bool:
+        r"""Whether client ``c`` came back with the state of its last training
+        round (unknown in a resumed run before it trains: taken as yes); if
+        not, it is dropped from ``todo`` with an event: it misses this
+        exchange, and takes part again from the next one (as a client that
+        rejoins without waiting does)."""
+        expected = self.trained.get(c)
+        if expected is None or restored == expected:
+            return True
+        todo.remove(c)
+        self._reasons[c] = (
+            f"back with its state of round {restored}, the exchange started "
+            f"from round {expected}"
+        )
+        self._events.append(
+            {
+                "event": "failed",
+                "client": c,
+                "round": server_round,
+                "stage": "retry",
+                "reason": self._reasons[c],
+            }
+        )
+        return False
 
     def _strict(
         self, message_type: str, server_round: int, contents: Mapping[int, Any]
@@ -507,6 +656,8 @@ class GridTransport(Transport):
             absent = sorted(set(range(self.num_clients)) - set(regs))
             raise ClientReplyError(f"No SuperNode registered as clients {absent}")
         self.nodes = {c: regs[c][0] for c in sorted(regs)}
+        if resume_round is None:  # a resumed client's round is its snapshot's
+            self.trained = {c: 0 for c in self.nodes}
         self.num_clients = len(self.nodes)
         self._probed.update(self.nodes.values())
         self._registered = True
