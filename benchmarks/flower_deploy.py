@@ -28,8 +28,10 @@ with certificates and keys from ``scripts/flower_certificates.sh``.
 The JSON holds ``deployment`` (the run's ``results.json``), ``simulation``
 (the same settings in-process), ``seconds_per_round`` (training and
 validation per round, from each ``history``), ``exit_code`` (0 when the
-deployment completed), ``lost_client`` and ``same_results`` (metrics,
-history and communication equal, wall times aside).
+deployment completed), ``lost_client`` (with the failure events) and
+``same_results`` (metrics, history and communication equal, wall times and
+failure events aside), ``load_average`` (``os.getloadavg()`` at the start
+and the end: the load beside the run on a shared machine).
 """
 
 from __future__ import annotations
@@ -381,8 +383,8 @@ def same_results(a: dict, b: dict) -> bool:
             "best_round": doc.get("best_round"),
             "comm": doc.get("comm"),
             "comm_per_round": doc.get("comm_per_round"),
-            "history": [
-                {k: v for k, v in h.items() if k not in drop}
+            "history": [  # failure events are in `lost_client`
+                {k: v for k, v in h.items() if k not in (*drop, "events")}
                 for h in doc.get("history", [])
             ],
         }
