@@ -136,13 +136,44 @@ class Executor:
             self._apps[fab.hash_str] = app
         return self._apps[fab.hash_str]
 
+    def _handle(self, message: Any, context: Any, run: Any, fab: Any) -> tuple:
+        r"""Runs the app on ``message`` with the client state this process
+        keeps for the node; ``context.state`` (what goes back to the
+        SuperNode) is emptied. Returns the reply (an error reply when the app
+        raised, as ``flwr-clientapp`` answers), the task's status and details."""
+        from flwr.app import Context, Message, RecordDict
+        from flwr.app.error import Error
+        from flwr.common.constant import ErrorCode, SubStatus
+        from flwr.supercore import log
+
+        key = (int(context.run_id), int(context.node_id))
+        node_context = Context(
+            run_id=context.run_id,
+            node_id=context.node_id,
+            node_config=context.node_config,
+            state=context.state,
+            run_config=context.run_config,
+        )
+        held = self.states.get(key)
+        if held is not None:
+            node_context.state = held
+        context.state = RecordDict()  # what goes back to the SuperNode
+        try:
+            reply = self._app(run, fab)(message=message, context=node_context)
+            self.states.put(key, node_context.state)
+            return reply, SubStatus.COMPLETED, ""
+        except Exception as exc:  # the node's error reply, as flwr-clientapp
+            self.states.forget(key)
+            log(ERROR, "ClientApp raised an exception", exc_info=exc)
+            reason = str(type(exc)) + ":<'" + str(exc) + "'>"
+            error = Error(code=ErrorCode.CLIENT_APP_RAISED_EXCEPTION, reason=reason)
+            return Message(error, reply_to=message), SubStatus.FAILED, reason
+
     def run_task(self, token: str) -> None:
         r"""One ClientApp task: Flower's ``flwr-clientapp`` steps, in this
         process. Logs at DEBUG when each step ended (epoch seconds: task
         acquired, message pulled, app done, reply pushed, task closed)."""
-        from flwr.app import Context, Message, RecordDict
-        from flwr.app.error import Error
-        from flwr.common.constant import ErrorCode, SubStatus
+        from flwr.common.constant import SubStatus
         from flwr.supercore import log
         from flwr.supercore.heartbeat import (
             HeartbeatSender,
@@ -165,32 +196,7 @@ class Executor:
         try:
             message, context, run, fab = self.steps.pull_task_input(client)
             steps["pulled"] = time.time()
-            key = (int(context.run_id), int(context.node_id))
-            node_context = Context(
-                run_id=context.run_id,
-                node_id=context.node_id,
-                node_config=context.node_config,
-                state=context.state,
-                run_config=context.run_config,
-            )
-            held = self.states.get(key)
-            if held is not None:
-                node_context.state = held
-            context.state = RecordDict()  # what goes back to the SuperNode
-            try:
-                app = self._app(run, fab)
-                reply = app(message=message, context=node_context)
-                self.states.put(key, node_context.state)
-                status, details = SubStatus.COMPLETED, ""
-            except Exception as exc:  # the node's error reply, as flwr-clientapp
-                self.states.forget(key)
-                log(ERROR, "ClientApp raised an exception", exc_info=exc)
-                reason = str(type(exc)) + ":<'" + str(exc) + "'>"
-                details = reason
-                reply = Message(
-                    Error(code=ErrorCode.CLIENT_APP_RAISED_EXCEPTION, reason=reason),
-                    reply_to=message,
-                )
+            reply, status, details = self._handle(message, context, run, fab)
             steps["app"] = time.time()
             self.steps.push_message(client, reply, context)
             steps["pushed"] = time.time()

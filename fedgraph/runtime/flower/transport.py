@@ -78,10 +78,11 @@ class GridTransport(Transport):
     if nothing had failed, provided the client came back with the state the
     exchange started from (the state of its last training round: kept by a
     node that stayed up, or restored from the snapshot of a checkpointed
-    run). A client back with another state, or not back within
-    ``wait_for_failed`` seconds, stays failed, and ``accept_failures``
-    decides as above. The retried message is not counted again in the
-    communication ledger.
+    run). A client back with another state misses the exchange and takes
+    part again from the next one; one not back within ``wait_for_failed``
+    seconds stays lost; either way ``accept_failures`` decides as above
+    whether the exchange goes on without it. The retried message is not
+    counted again in the communication ledger.
 
     Args:
         grid (flwr.serverapp.Grid): the grid of the running ``ServerApp``.
