@@ -542,3 +542,21 @@ def test_wait_for_failed_stops_after_its_timeout(partition, tmp_path):
         ClientReplyError, match=r"Round 2, 'train': client 1 .*SuperNode killed"
     ):
         run_server(grid, cfg)
+
+
+def test_status_json_says_running_while_the_server_runs(partition, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "status.json").write_text('{"status": "completed", "error": ""}')  # stale
+    cfg = run_config(partition, "fede", out)
+    grid = LocalGrid(client_app, _nodes(tmp_path), cfg)
+    seen = []
+
+    def app(message, context):
+        seen.append(json.loads((out / "status.json").read_text())["status"])
+        return client_app(message, context)
+
+    grid.client_app = app
+    run_server(grid, cfg)
+    assert seen and set(seen) == {"running"}
+    assert json.loads((out / "status.json").read_text())["status"] == "completed"
