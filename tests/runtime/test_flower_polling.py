@@ -54,10 +54,11 @@ def test_the_pull_backoff_changes_flowers_first_retry_only():
     before = {n: dict(getattr(iu, n).__kwdefaults__) for n in polling.PULL_FUNCTIONS}
     try:
         previous = polling.shorten_pull_backoff(0.05)
-        assert previous == {n: 1 for n in polling.PULL_FUNCTIONS}  # Flower's 1 s
+        flower = {"initial_backoff": 1, "backoff_cap": 10}  # Flower's 1 s … 10 s
+        assert previous == {n: flower for n in polling.PULL_FUNCTIONS}
         for name in polling.PULL_FUNCTIONS:
             now = getattr(iu, name).__kwdefaults__
-            assert now == {**before[name], "initial_backoff": 0.05}
+            assert now == {**before[name], "initial_backoff": 0.05, "backoff_cap": 0.2}
     finally:
         for name in polling.PULL_FUNCTIONS:
             getattr(iu, name).__kwdefaults__.update(before[name])
@@ -83,6 +84,7 @@ def test_a_pull_that_comes_early_retries_after_the_shorter_backoff():
     finally:
         iu.pull_objects.__kwdefaults__.update(before)
     assert calls[-1] - calls[0] < 0.5  # 0.01 + 0.02 s, not Flower's 1 + 2 s
+    assert iu.pull_objects.__kwdefaults__ == before
 
 
 def test_the_launcher_keeps_flowers_arguments():

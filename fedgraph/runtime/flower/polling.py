@@ -17,8 +17,8 @@ Two kinds of fixed waits dominate a short deployment round:
   the SuperLink, and a reply is listed at the SuperLink before its node has
   pushed the reply's objects. A reader that comes too early finds an object
   missing and waits a whole second (then two) before asking again.
-  :func:`shorten_pull_backoff` lowers that first delay in the process that
-  calls it (the SuperNode launcher, the fedgraph executor, the ``ServerApp``
+  :func:`shorten_pull_backoff` lowers that delay (and its cap) in the process
+  that calls it (the SuperNode launcher, the fedgraph executor, the ``ServerApp``
   with the run-config key ``pull-backoff``).
 
 Both change values only, never Flower's logic, and check first that the
@@ -89,13 +89,18 @@ def shorten_polls(module: ModuleType, idle: float, reply: float) -> PollClock:
 PULL_FUNCTIONS = ("pull_objects", "pull_and_inflate_object_from_tree")
 
 
-def shorten_pull_backoff(initial: float) -> dict[str, float]:
-    r"""Sets the keyword default ``initial_backoff`` of Flower's object-pull
-    functions (:data:`PULL_FUNCTIONS`) to ``initial`` seconds in this process;
-    later retries still double up to Flower's cap (10 s). Returns the
-    previous defaults by function name. Raises :class:`RuntimeError` when a
-    function or its ``initial_backoff`` is missing (another Flower version).
-    """
+#: The longest retry delay, as a multiple of the first one.
+CAP_FACTOR = 4
+
+
+def shorten_pull_backoff(initial: float) -> dict[str, dict[str, float]]:
+    r"""Sets the keyword defaults ``initial_backoff`` and ``backoff_cap`` of
+    Flower's object-pull functions (:data:`PULL_FUNCTIONS`) in this process:
+    an object that is not there yet is asked for again after ``initial``
+    seconds, then twice as long, up to ``CAP_FACTOR * initial`` (Flower: 1 s,
+    doubling up to 10 s). Returns the previous defaults by function name.
+    Raises :class:`RuntimeError` when a function or one of these defaults is
+    missing (another Flower version)."""
     if not 0 < initial <= 60:
         raise ValueError(f"`initial` must lie in (0, 60] s (got {initial})")
     from flwr.supercore.inflatable import inflatable_utils
@@ -104,17 +109,19 @@ def shorten_pull_backoff(initial: float) -> dict[str, float]:
     for name in PULL_FUNCTIONS:
         fn = getattr(inflatable_utils, name, None)
         defaults = getattr(fn, "__kwdefaults__", None) or {}
-        if "initial_backoff" not in defaults:
+        if not {"initial_backoff", "backoff_cap"} <= set(defaults):
             import flwr
 
             raise RuntimeError(
-                f"flwr {flwr.__version__} has no `{name}(..., initial_backoff=)` "
-                "in flwr.supercore.inflatable.inflatable_utils; leave the pull "
-                "backoff as it is."
+                f"flwr {flwr.__version__} has no `{name}(..., initial_backoff=, "
+                "backoff_cap=)` in flwr.supercore.inflatable.inflatable_utils; "
+                "leave the pull backoff as it is."
             )
-        previous[name] = defaults["initial_backoff"]
+        previous[name] = {k: defaults[k] for k in ("initial_backoff", "backoff_cap")}
     for name in PULL_FUNCTIONS:
-        getattr(inflatable_utils, name).__kwdefaults__["initial_backoff"] = initial
+        getattr(inflatable_utils, name).__kwdefaults__.update(
+            initial_backoff=initial, backoff_cap=CAP_FACTOR * initial
+        )
     return previous
 
 

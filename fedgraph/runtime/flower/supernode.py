@@ -65,7 +65,8 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
         type=_interval,
         default=0.05,
         help="seconds before asking the SuperLink again for an object of a "
-        "message that has not arrived yet, doubling (Flower: 1) (default: 0.05)",
+        "message that has not arrived yet, doubling up to 4 times that "
+        "(Flower: 1 s doubling up to 10 s) (default: 0.05)",
     )
     return p.parse_known_args(argv)
 
