@@ -25,6 +25,16 @@ config when ``--restart-after S`` is given. The run config then sets
 ``--tls`` runs the same deployment with TLS and SuperNode authentication,
 with certificates and keys from ``scripts/flower_certificates.sh``.
 
+``--node-poll S`` starts the SuperNodes with fedgraph's launcher
+(:mod:`fedgraph.runtime.flower.supernode`: Flower's SuperNode with an
+``S``-second idle poll instead of its fixed 3 s, shorter reply polls and
+object-pull retries) and sets the same pull retry in the executor and the
+``ServerApp`` (run-config ``pull-backoff``). ``--timeline`` adds where each
+exchange's seconds go (:func:`timeline`). The script exits with
+``exit_code``: 0 only when ``flwr run`` returned 0 and the ``ServerApp``
+wrote ``status.json`` with ``"completed"`` (``flwr run`` itself returns 0
+when the ``ServerApp`` fails).
+
 The JSON holds ``deployment`` (the run's ``results.json``), ``simulation``
 (the same settings in-process), ``seconds_per_round`` (training and
 validation per round, from each ``history``), ``exit_code`` (0 when the
