@@ -104,9 +104,11 @@ class RGCNRunSettings:
             (default: :obj:`120`)
         num_clients (int): SuperNodes to wait for (``0``: as many as the
             nodes report in the alignment step). (default: :obj:`0`)
-        min_available_nodes, min_fit_nodes, accept_failures, wait_for_failed,
-        pull_backoff, client_mods:
+        min_available_nodes, min_fit_nodes, accept_failures, client_mods:
             failure handling and mods, as in
+            :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
+        wait_for_failed, pull_backoff: waiting for a failed client and
+            Flower's object-pull retry, as in
             :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
     """
 

@@ -125,8 +125,8 @@ class TextRunSettings:
         threads (int): ``torch.set_num_threads`` (``0``: leave it).
         reply_timeout, connect_timeout, num_clients, min_available_nodes: as
             in :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
-        min_fit_nodes, accept_failures, wait_for_failed, pull_backoff,
-        client_mods: the same.
+        min_fit_nodes, accept_failures, client_mods: the same.
+        wait_for_failed, pull_backoff: the same.
         checkpoint_dir, resume, run_name: checkpoints on the server and every
             node, and resuming from them, as in
             :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
