@@ -257,6 +257,10 @@ def test_failure_settings_name_the_key(partition, tmp_path):
         FlowerRunSettings.from_run_config({**cfg, "client-mods": "nope"})
     with pytest.raises(ValueError, match="`accept-failures`"):
         FlowerRunSettings.from_run_config({**cfg, "accept-failures": "yes"})
+    with pytest.raises(ValueError, match="`wait-for-failed` must be non-negative"):
+        FlowerRunSettings.from_run_config({**cfg, "wait-for-failed": -1.0})
+    with pytest.raises(ValueError, match=r"`pull-backoff` must lie in \[0, 60\] s"):
+        FlowerRunSettings.from_run_config({**cfg, "pull-backoff": 90.0})
 
 
 def test_client_mods_from_the_run_config_wrap_every_handler(partition, tmp_path):

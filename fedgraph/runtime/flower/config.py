@@ -434,6 +434,11 @@ def check_failure_settings(cfg: Any) -> None:
             raise ValueError(
                 f"Run-config key `{key}` must be non-negative (got {value})"
             )
+    if cfg.pull_backoff > 60:
+        raise ValueError(
+            f"Run-config key `pull-backoff` must lie in [0, 60] s (got "
+            f"{cfg.pull_backoff})"
+        )
     if cfg.num_clients and cfg.min_fit_nodes > cfg.num_clients:
         raise ValueError(
             f"Run-config key `min-fit-nodes` ({cfg.min_fit_nodes}) exceeds "
