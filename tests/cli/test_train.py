@@ -298,3 +298,23 @@ def test_resume_refuses_another_protocol_or_corruption(tmp_path, capsys, algorit
     assert "eval_protocol" in capsys.readouterr().err
     assert main(argv + ["--protocol", "fede", "--resume"]) == 2
     assert "corrupt" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--encoder", "bert"], "`--encoder bert` applies to --model text only; "
+         "the KGE models do not read it"),
+        (["--languages", "en"], "`--languages en` applies to --model text only"),
+        (["--num-bases", "4"], "`--num-bases 4` applies to --model rgcn only"),
+        (["--clients", "3"], "`--clients 3` applies to --model rgcn only"),
+    ],
+)  # fmt: skip
+def test_train_cli_refuses_the_other_families_options(tmp_path, capsys, extra, message):
+    _write_federation(tmp_path / "data")
+    out = tmp_path / "o"
+    argv = ["train", "--data", str(tmp_path / "data"), "--algorithm", "fede"]
+    assert main(argv + extra + ["--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+    assert not out.exists()
