@@ -65,7 +65,7 @@ def test_same_seed_same_shards_other_seed_other_shards():
     a = DirichletRelationPartitioner(4, seed=1)(kg)
     b = DirichletRelationPartitioner(4, seed=1)(kg)
     c = DirichletRelationPartitioner(4, seed=2)(kg)
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         assert torch.equal(x.entity_ids, y.entity_ids)
         for split in ("train", "valid", "test"):
             assert torch.equal(x.graph.triples(split), y.graph.triples(split))
