@@ -1,0 +1,100 @@
+r"""In-process clients whose local training runs batched: one vectorised
+computation for all the round's KGE clients
+(:func:`~fedgraph.training.batched.train_epochs_batched`) instead of one
+client after another."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from fedgraph.federated.base import Client
+from fedgraph.federated.kge.client import KGEClient
+from fedgraph.federated.payload import Payload
+from fedgraph.runtime.transport import InProcessTransport
+from fedgraph.training.batched import train_epochs_batched
+
+#: How the in-process clients of a round train (``run_simulation``'s
+#: ``local_training``).
+LOCAL_TRAINING = ("sequential", "batched")
+
+
+def check_batchable(clients: Mapping[int, Client]) -> None:
+    r"""Raises :class:`ValueError` unless every client is a plain
+    :class:`~fedgraph.federated.kge.client.KGEClient` (its own ``fit`` and
+    local training, not a subclass that changes them) and all share the
+    settings of one batched computation (epochs, batch size, corruption
+    modes, loss)."""
+    for c, cl in clients.items():
+        if not isinstance(cl, KGEClient) or (
+            type(cl).fit is not KGEClient.fit
+            or type(cl)._train_local is not KGEClient._train_local
+        ):
+            raise ValueError(
+                "`local_training='batched'` needs KGE clients with the plain "
+                f"local training (client {c} is a {type(cl).__name__})"
+            )
+    kinds = {
+        (cl.local_epochs, cl.batch_size, cl.modes, repr(cl.loss))
+        for cl in clients.values()
+        if isinstance(cl, KGEClient)
+    }
+    if len(kinds) > 1:
+        raise ValueError(
+            "`local_training='batched'` needs one local_epochs, batch_size, "
+            f"modes and loss for all clients (got {sorted(map(str, kinds))})"
+        )
+
+
+class BatchedKGETransport(InProcessTransport):
+    r"""An :class:`~fedgraph.runtime.InProcessTransport` whose ``fit``
+    trains the round's clients together: each client takes the payload
+    (:meth:`~fedgraph.federated.kge.client.KGEClient.prepare_fit`), then all
+    local epochs run as one computation
+    (:func:`~fedgraph.training.batched.train_epochs_batched`: every client
+    takes the steps it would take alone, on its own batches and negatives,
+    so the run equals the sequential one up to float rounding), then each
+    client replies (:meth:`~fedgraph.federated.kge.client.KGEClient.fit_reply`).
+    Evaluation is the clients' own, one after another.
+
+    Rounds whose config switches on a loss term (FedProx, FedEC…) are
+    refused: the terms are per-client functions of a model.
+    """
+
+    def __init__(self, clients: Mapping[int, Client]) -> None:
+        check_batchable(clients)
+        super().__init__(clients)
+
+    def fit(
+        self, server_round: int, payloads: Mapping[int, Payload]
+    ) -> dict[int, Payload]:
+        ids = list(payloads)
+        clients: list[KGEClient] = [self.clients[c] for c in ids]  # type: ignore[misc]
+        for c, cl in zip(ids, clients, strict=True):
+            if cl.prepare_fit(payloads[c].detach()):
+                raise ValueError(
+                    f"round {server_round}: the config switches on a loss term "
+                    f"for client {c}, which `local_training='batched'` does not "
+                    "support (use 'sequential')"
+                )
+        if not clients:
+            return {}
+        first = clients[0]
+        losses = train_epochs_batched(
+            [cl.model for cl in clients],
+            [cl.train_triples for cl in clients],
+            epochs=first.local_epochs,
+            batch_size=first.batch_size,
+            loss=first.loss,
+            optimizers=[cl.optimizer for cl in clients],
+            samplers=[cl.sampler for cl in clients],
+            generators=[cl.generator for cl in clients],
+            modes=first.modes,
+            weights=[cl.weights for cl in clients],
+        )
+        return {
+            c: cl.fit_reply(value)
+            for c, cl, value in zip(ids, clients, losses, strict=True)
+        }
+
+
+__all__ = ["BatchedKGETransport", "check_batchable", "LOCAL_TRAINING"]

@@ -1,0 +1,393 @@
+r"""Training many KGE models at once: the local epochs of many federated
+clients as one vectorised computation (:func:`train_epochs_batched`).
+
+Every model keeps its own tables, Adam state, sampler and generator, and
+takes exactly the steps :func:`~fedgraph.training.kge_trainer.train_epochs`
+would take on its own (same batches, same negatives, same order); only the
+arithmetic is shared. The models' entity tables are concatenated row-wise
+into one tensor, their relation tables into another; at step ``b`` every
+model that has a ``b``-th batch contributes its batch (positives padded to
+the widest one, pads weighted 0) and its shared negatives, the groups are
+scored in one call (:meth:`~fedgraph.models.kge.KGEModel.score_tails_grouped`),
+the loss is the sum of the per-model weighted means, and one Adam update is
+applied to the rows of the models that stepped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import torch
+from torch import Tensor
+
+from fedgraph.models.kge import MODES, TAIL_BATCH, KGEModel
+from fedgraph.models.losses import KGELoss
+from fedgraph.models.sampling import NegativeSampler
+from fedgraph.progress import advance
+
+
+def adam_settings(optimizers: Sequence[torch.optim.Optimizer]) -> dict[str, float]:
+    r"""The common ``lr``, ``beta1``, ``beta2`` and ``eps`` of plain Adam
+    optimisers (no weight decay, AMSGrad or ``maximize``); a
+    :class:`ValueError` when they are not all that with the same values."""
+    found = set()
+    for opt in optimizers:
+        if type(opt) is not torch.optim.Adam or len(opt.param_groups) != 1:
+            raise ValueError(
+                "batched training needs one plain torch.optim.Adam parameter group "
+                f"per model (got {type(opt).__name__})"
+            )
+        g = opt.param_groups[0]
+        if g["weight_decay"] or g["amsgrad"] or g["maximize"]:
+            raise ValueError(
+                "batched training supports Adam without weight decay, AMSGrad "
+                "or `maximize`"
+            )
+        found.add((float(g["lr"]), *map(float, g["betas"]), float(g["eps"])))
+    if len(found) != 1:
+        raise ValueError(
+            f"batched training needs one Adam setting for all models (got {found})"
+        )
+    lr, beta1, beta2, eps = found.pop()
+    return {"lr": lr, "beta1": beta1, "beta2": beta2, "eps": eps}
+
+
+class ModelGroup:
+    r"""The tables of ``G`` models of one kind concatenated row-wise, with
+    their Adam moments and per-model step counts (read from and written back
+    to each model's optimizer by :meth:`write_back`).
+
+    Args:
+        models (Sequence[KGEModel]): the models, in the row order wanted.
+        optimizers (Sequence[torch.optim.Adam]): each model's Adam over
+            its entity and relation tables.
+    """
+
+    def __init__(
+        self, models: Sequence[KGEModel], optimizers: Sequence[torch.optim.Optimizer]
+    ) -> None:
+        self.models, self.optimizers = list(models), list(optimizers)
+        self.adam = adam_settings(self.optimizers)
+        self.params = [
+            [m.entity_embedding.weight, m.relation_embedding.weight]
+            for m in self.models
+        ]
+        device = self.params[0][0].device
+        self.tables, self.moments, self.owner, self.ends = [], [], [], []
+        for k in range(2):  # 0: entities, 1: relations
+            parts = [p[k] for p in self.params]
+            sizes = torch.tensor([p.size(0) for p in parts])
+            self.tables.append(torch.cat([p.detach() for p in parts]))
+            self.ends.append(torch.cumsum(sizes, 0).tolist())
+            owner = torch.repeat_interleave(torch.arange(len(parts)), sizes)
+            self.owner.append(owner.to(device))
+            self.moments.append(
+                [
+                    torch.cat([self._state(p, key) for p in parts])
+                    for key in ("exp_avg", "exp_avg_sq")
+                ]
+            )
+        self.offsets = [[0, *e[:-1]] for e in self.ends]
+        self.steps = torch.tensor(
+            [self._step(p[0]) for p in self.params], dtype=torch.float64
+        )
+
+    def _opt_state(self, param: Tensor) -> dict:
+        for opt in self.optimizers:
+            if param in opt.state:
+                return opt.state[param]
+        return {}
+
+    def _state(self, param: Tensor, key: str) -> Tensor:
+        st = self._opt_state(param)
+        return st[key].detach().clone() if key in st else torch.zeros_like(param)
+
+    def _step(self, param: Tensor) -> float:
+        return float(self._opt_state(param).get("step", 0.0))
+
+    def leaves(self, active: int) -> list[Tensor]:
+        r"""Views of the tables' rows of the first ``active`` models, as
+        leaves that receive this step's gradients."""
+        return [
+            t[: self.ends[k][active - 1]].detach().requires_grad_()
+            for k, t in enumerate(self.tables)
+        ]
+
+    @torch.no_grad()
+    def adam_step(self, grads: Sequence[Tensor], active: int) -> None:
+        r"""One Adam update (PyTorch's rule) of the first ``active`` models'
+        rows, each with its own step count; the other rows, moments and
+        counts are left as they are."""
+        a = self.adam
+        self.steps[:active] += 1
+        t = self.steps[:active]
+        step_size = a["lr"] / (1 - a["beta1"] ** t)
+        bc2_sqrt = (1 - a["beta2"] ** t).sqrt()
+        for k, grad in enumerate(grads):
+            end = self.ends[k][active - 1]
+            owner = self.owner[k][:end]
+            dtype, device = grad.dtype, grad.device
+            size = step_size.to(device, dtype)[owner][:, None]
+            bc2 = bc2_sqrt.to(device, dtype)[owner][:, None]
+            m, v = (x[:end] for x in self.moments[k])
+            m.lerp_(grad, 1 - a["beta1"])
+            v.mul_(a["beta2"]).addcmul_(grad, grad, value=1 - a["beta2"])
+            denom = (v.sqrt() / bc2).add_(a["eps"])
+            self.tables[k][:end].sub_(size * m / denom)
+
+    @torch.no_grad()
+    def write_back(self) -> None:
+        r"""Copies every model's rows, moments and step count back into the
+        model and its optimizer (as if it had trained alone)."""
+        for i, (params, opt) in enumerate(
+            zip(self.params, self.optimizers, strict=True)
+        ):
+            for k, p in enumerate(params):
+                rows = slice(self.offsets[k][i], self.ends[k][i])
+                p.copy_(self.tables[k][rows])
+                if self.steps[i] == 0:
+                    continue
+                old = opt.state.get(p, {}).get("step")
+                step = torch.tensor(
+                    float(self.steps[i]),
+                    dtype=torch.float32 if old is None else old.dtype,
+                    device=p.device if old is None else old.device,
+                )
+                opt.state[p] = {
+                    "step": step,
+                    "exp_avg": self.moments[k][0][rows].clone(),
+                    "exp_avg_sq": self.moments[k][1][rows].clone(),
+                }
+
+
+class _Batches:
+    r"""The models' triples in the group's entity/relation id space, and the
+    padded per-epoch batch index of every model."""
+
+    def __init__(
+        self,
+        group: ModelGroup,
+        triples: Sequence[Tensor],
+        weights: Sequence[Tensor | None],
+        batch_size: int,
+    ) -> None:
+        self.local = list(triples)
+        self.sizes = [t.size(0) for t in self.local]
+        self.batch_size = batch_size
+        self.num_batches = [math.ceil(n / batch_size) for n in self.sizes]
+        ent, rel = (torch.tensor(o)[:, None] for o in group.offsets)
+        shifted = []
+        for i, t in enumerate(self.local):
+            shift = torch.stack([ent[i], rel[i], ent[i]], dim=1)
+            shifted.append(t.long() + shift)
+        self.triples = torch.cat(shifted)
+        dtype = group.tables[0].dtype
+        self.weights = torch.cat(
+            [
+                torch.ones(n, dtype=dtype) if w is None else w.to(dtype)
+                for n, w in zip(self.sizes, weights, strict=True)
+            ]
+        )
+        self.starts = [0, *torch.cumsum(torch.tensor(self.sizes), 0).tolist()[:-1]]
+        self.ent_offsets = ent.view(-1)
+
+    def active(self, b: int) -> int:
+        r"""How many models (a prefix: they are sorted by batch count) have
+        a ``b``-th batch."""
+        return sum(1 for nb in self.num_batches if nb > b)
+
+    def epoch(self, perms: Sequence[Tensor]) -> tuple[Tensor, Tensor]:
+        r"""``[G, W]`` rows into :attr:`triples` of the epoch's batches
+        (batch ``b`` of model ``g`` at columns ``b·B …``) and ``[G, W]``
+        weights (0 on the pads), ``W`` = the longest model's batches."""
+        width = max(self.num_batches) * self.batch_size
+        index = torch.zeros(len(perms), width, dtype=torch.long)
+        weight = torch.zeros(len(perms), width, dtype=self.weights.dtype)
+        for g, perm in enumerate(perms):
+            rows = perm + self.starts[g]
+            index[g, : rows.numel()] = rows
+            index[g, rows.numel() :] = self.starts[g]  # pads: a row of the model
+            weight[g, : rows.numel()] = self.weights[rows]
+        return index, weight
+
+
+def _group_loss(
+    scorer: KGEModel,
+    leaves: Sequence[Tensor],
+    batch: Tensor,
+    negatives: Tensor,
+    weight: Tensor,
+    mode: str,
+    loss: KGELoss,
+) -> Tensor:
+    r"""``[A]`` per-model weighted mean losses of one step: ``batch``
+    ``[A, W, 3]`` and ``negatives`` ``[A, K]`` in the group's id space,
+    ``weight`` ``[A, W]`` (0 on pads)."""
+    a, w = batch.shape[:2]
+    idx = torch.cat(
+        [batch[..., 0].reshape(-1), batch[..., 2].reshape(-1), negatives.reshape(-1)]
+    )
+    ent = leaves[0].index_select(0, idx)
+    head = ent[: a * w].view(a, w, -1)
+    tail = ent[a * w : 2 * a * w].view(a, w, -1)
+    cand = ent[2 * a * w :].view(a, negatives.size(1), -1)
+    rel = leaves[1].index_select(0, batch[..., 1].reshape(-1)).view(a, w, -1)
+    pos = scorer.interaction(head, rel, tail)
+    if mode == TAIL_BATCH:
+        neg = scorer.score_tails_grouped(head, rel, cand)
+    else:
+        neg = scorer.score_heads_grouped(rel, tail, cand)
+    rows = loss.rows(pos.reshape(-1), neg.reshape(a * w, -1)).view(a, w)
+    return (weight * rows).sum(1) / weight.sum(1)
+
+
+def check_group(
+    models: Sequence[KGEModel], samplers: Sequence[NegativeSampler]
+) -> None:
+    r"""Raises :class:`ValueError` unless the models are of one class with
+    the same hyperparameters on one device and every sampler draws shared
+    negatives (one ``[K]`` set per batch) of the same ``K``."""
+
+    def hyper(m: KGEModel) -> tuple:
+        skip = {"num_entities", "num_relations", "training"}
+        plain = (int, float, str, bool)
+        return (type(m), m.device) + tuple(
+            sorted(
+                (k, v)
+                for k, v in vars(m).items()
+                if k not in skip and isinstance(v, plain)
+            )
+        )
+
+    kinds = {hyper(m) for m in models}
+    if len(kinds) != 1:
+        raise ValueError(
+            "batched training needs models of one class, hyperparameters and "
+            f"device (got {len(kinds)} kinds)"
+        )
+    if any(not s.shared or s.filtered for s in samplers):
+        raise ValueError(
+            "batched training needs shared negatives (one [K] draw per batch; "
+            "`shared_negatives=True`)"
+        )
+    if len({s.num_negatives for s in samplers}) != 1:
+        raise ValueError("batched training needs one number of negatives")
+
+
+def train_epochs_batched(
+    models: Sequence[KGEModel],
+    triples: Sequence[Tensor],
+    *,
+    epochs: int = 1,
+    batch_size: int = 1024,
+    loss: KGELoss,
+    optimizers: Sequence[torch.optim.Optimizer],
+    samplers: Sequence[NegativeSampler],
+    generators: Sequence[torch.Generator],
+    modes: Sequence[str] = MODES,
+    weights: Sequence[Tensor | None] | None = None,
+    shuffle: bool = True,
+) -> list[float]:
+    r"""Trains every ``models[i]`` on ``triples[i]`` as
+    :func:`~fedgraph.training.kge_trainer.train_epochs` would, all at once,
+    and returns each model's mean loss.
+
+    Model :math:`i` takes the same :math:`e \cdot \lceil n_i / B \rceil
+    \cdot |\text{modes}|` Adam steps, on the same batches and negatives
+    (drawn from ``generators[i]`` in the same order), as it would alone, so
+    the result equals sequential training up to float rounding. A model
+    with fewer batches than another simply takes no part in the later steps
+    of an epoch: its rows, Adam moments and step count stay as they are
+    (a masked Adam step, :meth:`ModelGroup.adam_step`), while the others
+    go on; each model keeps its own step count and bias correction. The
+    optimizers' states are read at the start and written back at the end
+    (a fresh Adam starts at step 0).
+
+    Needs models of one class and hyperparameters, plain Adam with one
+    setting, shared negatives, and a loss with per-row values
+    (:meth:`~fedgraph.models.losses.KGELoss.rows`); regularisers
+    (``extra_loss``) are not supported.
+
+    Args:
+        models (Sequence[KGEModel]): the models (trained in place).
+        triples (Sequence[Tensor]): each model's ``[n_i, 3]`` training
+            triples (CPU).
+        epochs (int, optional): passes over each model's triples. (default: 1)
+        batch_size (int, optional): positives per step and model.
+        loss (KGELoss): the loss (the same for all models).
+        optimizers (Sequence[torch.optim.Adam]): each model's Adam.
+        samplers (Sequence[NegativeSampler]): each model's shared sampler.
+        generators (Sequence[torch.Generator]): each model's generator.
+        modes (Sequence[str], optional): corruption modes per batch.
+        weights (Sequence[Tensor], optional): each model's ``[n_i]``
+            per-triple weights (or :obj:`None` entries).
+        shuffle (bool, optional): reshuffle each model's triples every epoch.
+    """
+    g = len(models)
+    check_group(models, samplers)
+    nb = [math.ceil(t.size(0) / batch_size) for t in triples]
+    order = sorted(range(g), key=lambda i: -nb[i])  # active models: a prefix
+    group = ModelGroup([models[i] for i in order], [optimizers[i] for i in order])
+    weights = [None] * g if weights is None else list(weights)
+    data = _Batches(
+        group, [triples[i] for i in order], [weights[i] for i in order], batch_size
+    )
+    for m in models:
+        m.train()
+    totals = torch.zeros(g, dtype=torch.float64, device=group.tables[0].device)
+    for _ in range(int(epochs)):
+        perms = [
+            torch.randperm(data.sizes[j], generator=generators[i])
+            if shuffle
+            else torch.arange(data.sizes[j])
+            for j, i in enumerate(order)
+        ]
+        _run_epoch(group, data, perms, order, loss, samplers, generators, modes, totals)
+    group.write_back()
+    steps = [int(epochs) * nb[i] * len(modes) for i in range(g)]
+    return [float(totals[i]) / max(1, steps[i]) for i in range(g)]
+
+
+def _run_epoch(
+    group: ModelGroup,
+    data: _Batches,
+    perms: Sequence[Tensor],
+    order: Sequence[int],
+    loss: KGELoss,
+    samplers: Sequence[NegativeSampler],
+    generators: Sequence[torch.Generator],
+    modes: Sequence[str],
+    totals: Tensor,
+) -> None:
+    r"""One epoch of every model (see :func:`train_epochs_batched`);
+    adds each model's step losses to ``totals`` (original order)."""
+    index, weight = data.epoch(perms)
+    device, bsz = group.tables[0].device, data.batch_size
+    scorer = group.models[0]
+    positions = torch.tensor(list(order), device=device)  # group row -> model
+    for b in range(max(data.num_batches)):
+        a = data.active(b)
+        lo = b * bsz
+        width = min(bsz, max(data.sizes[j] - lo for j in range(a)))
+        rows = index[:a, lo : lo + width]
+        batch = data.triples[rows].to(device)
+        w = weight[:a, lo : lo + width].to(device)
+        local = [data.local[j][perms[j][lo : lo + bsz]] for j in range(a)]
+        for mode in modes:
+            neg = torch.stack(
+                [
+                    samplers[order[j]].sample(local[j], mode, generators[order[j]])
+                    for j in range(a)
+                ]
+            )
+            neg = (neg + data.ent_offsets[:a, None]).to(device)
+            leaves = group.leaves(a)
+            values = _group_loss(scorer, leaves, batch, neg, w, mode, loss)
+            values.sum().backward()
+            group.adam_step([leaf.grad for leaf in leaves], a)
+            totals.index_add_(0, positions[:a], values.detach().double())
+        advance(a)
+
+
+__all__ = ["train_epochs_batched", "ModelGroup", "adam_settings", "check_group"]
