@@ -349,6 +349,22 @@ def train_epochs_batched(
     return [float(totals[i]) / max(1, steps[i]) for i in range(g)]
 
 
+def buckets(widths: Sequence[int], slack: float = 0.2) -> list[list[int]]:
+    r"""Groups positions by batch width so that padding each group to its
+    widest costs at most ``slack`` of the real rows (the models on a full
+    batch form one group; those on their last, shorter batch a few more).
+    ``widths`` must be non-increasing; each group is a run of positions."""
+    out: list[list[int]] = []
+    for j, w in enumerate(widths):
+        if out:
+            first, total = widths[out[-1][0]], sum(widths[i] for i in out[-1])
+            if first * (len(out[-1]) + 1) <= (1 + slack) * (total + w):
+                out[-1].append(j)
+                continue
+        out.append([j])
+    return out
+
+
 def _run_epoch(
     group: ModelGroup,
     data: _Batches,
@@ -364,15 +380,24 @@ def _run_epoch(
     adds each model's step losses to ``totals`` (original order)."""
     index, weight = data.epoch(perms)
     device, bsz = group.tables[0].device, data.batch_size
-    scorer = group.models[0]
     positions = torch.tensor(list(order), device=device)  # group row -> model
     for b in range(max(data.num_batches)):
-        a = data.active(b)
-        lo = b * bsz
-        width = min(bsz, max(data.sizes[j] - lo for j in range(a)))
-        rows = index[:a, lo : lo + width]
-        batch = data.triples[rows].to(device)
-        w = weight[:a, lo : lo + width].to(device)
+        a, lo = data.active(b), b * bsz
+        widths = [min(bsz, data.sizes[j] - lo) for j in range(a)]
+        # the active models sorted by width: shorter last batches together
+        by_width = sorted(range(a), key=lambda j: -widths[j])
+        parts = []
+        for run in buckets([widths[j] for j in by_width]):
+            pos = [by_width[i] for i in run]
+            width, sel = widths[pos[0]], torch.tensor(pos)
+            rows = index[sel, lo : lo + width]
+            parts.append(
+                (
+                    sel.to(device),
+                    data.triples[rows].to(device),
+                    weight[sel, lo : lo + width].to(device),
+                )
+            )
         local = [data.local[j][perms[j][lo : lo + bsz]] for j in range(a)]
         for mode in modes:
             neg = torch.stack(
@@ -383,11 +408,22 @@ def _run_epoch(
             )
             neg = (neg + data.ent_offsets[:a, None]).to(device)
             leaves = group.leaves(a)
-            values = _group_loss(scorer, leaves, batch, neg, w, mode, loss)
+            values = torch.zeros(a, dtype=group.tables[0].dtype, device=device)
+            for sel, batch, w in parts:
+                part = _group_loss(
+                    group.models[0], leaves, batch, neg[sel], w, mode, loss
+                )
+                values = values.index_add(0, sel, part)
             values.sum().backward()
             group.adam_step([leaf.grad for leaf in leaves], a)
             totals.index_add_(0, positions[:a], values.detach().double())
         advance(a)
 
 
-__all__ = ["train_epochs_batched", "ModelGroup", "adam_settings", "check_group"]
+__all__ = [
+    "train_epochs_batched",
+    "ModelGroup",
+    "adam_settings",
+    "check_group",
+    "buckets",
+]

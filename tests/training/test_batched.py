@@ -133,3 +133,17 @@ def test_batched_refuses_what_it_cannot_batch(monkeypatch):
     clients[1]["model"].gamma = 5.0
     with pytest.raises(ValueError, match="one class, hyperparameters"):
         _batched(clients, loss, 1, 4)
+
+
+def test_buckets_pad_at_most_the_slack():
+    from fedgraph.training.batched import buckets
+
+    # 8*4 = 32 <= 1.2 * 29; adding 4 would pad 40 > 1.2 * 33
+    assert buckets([8, 8, 8, 5, 4, 1]) == [[0, 1, 2, 3], [4], [5]]
+    assert buckets([8, 8, 8, 5, 4, 1], slack=0.0) == [[0, 1, 2], [3], [4], [5]]
+    widths = sorted(torch.randint(1, 1025, (100,)).tolist(), reverse=True)
+    runs = buckets(widths)
+    assert sum(runs, []) == list(range(100))
+    for run in runs:
+        real = sum(widths[i] for i in run)
+        assert widths[run[0]] * len(run) <= 1.2 * real
