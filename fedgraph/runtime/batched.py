@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from fedgraph.federated.base import Client
+from fedgraph.federated.base import Client, Strategy
 from fedgraph.federated.kge.client import KGEClient
+from fedgraph.federated.loss_terms import active_terms
 from fedgraph.federated.payload import Payload
 from fedgraph.runtime.transport import InProcessTransport
 from fedgraph.training.batched import train_epochs_batched
@@ -42,6 +43,24 @@ def check_batchable(clients: Mapping[int, Client]) -> None:
         raise ValueError(
             "`local_training='batched'` needs one local_epochs, batch_size, "
             f"modes and loss for all clients (got {sorted(map(str, kinds))})"
+        )
+
+
+def check_batched_run(strategy: Strategy, clients: Mapping[int, Client]) -> None:
+    r""":func:`check_batchable`, and a :class:`ValueError` when
+    ``strategy``'s training config switches on a loss term (FedProx's
+    proximal term, FedEC's contrastive term…), before the run starts."""
+    check_batchable(clients)
+    train_config = getattr(strategy, "train_config", None)
+    if train_config is None or not clients:
+        return
+    table = next(iter(clients.values())).table.detach()  # type: ignore[attr-defined]
+    terms = active_terms(train_config(1), table, table)
+    if terms:
+        names = ", ".join(type(t).__name__ for t in terms)
+        raise ValueError(
+            f"`local_training='batched'` does not support loss terms ({names}, "
+            f"asked for by {type(strategy).__name__}); use 'sequential'"
         )
 
 
@@ -97,4 +116,9 @@ class BatchedKGETransport(InProcessTransport):
         }
 
 
-__all__ = ["BatchedKGETransport", "check_batchable", "LOCAL_TRAINING"]
+__all__ = [
+    "BatchedKGETransport",
+    "check_batchable",
+    "check_batched_run",
+    "LOCAL_TRAINING",
+]

@@ -242,7 +242,7 @@ def run_simulation(
         raise ValueError(f"`eval_every` must be positive (got {eval_every})")
     if resume and checkpoint_dir is None:
         raise ValueError("`resume=True` needs a `checkpoint_dir`")
-    transport = _transport(clients, local_training)
+    transport = _transport(strategy, clients, local_training)
     save: Callable[[LoopState, bool, list[int]], None] | None = None
     load_best: Callable[[], None] | None = None
     start: LoopState | None = None
@@ -268,14 +268,21 @@ def run_simulation(
     return run_federation(strategy, transport, settings, hooks)
 
 
-def _transport(clients: Mapping[int, Client], local_training: str) -> Any:
-    from fedgraph.runtime.batched import LOCAL_TRAINING, BatchedKGETransport
+def _transport(
+    strategy: Strategy, clients: Mapping[int, Client], local_training: str
+) -> Any:
+    from fedgraph.runtime.batched import (
+        LOCAL_TRAINING,
+        BatchedKGETransport,
+        check_batched_run,
+    )
 
     if local_training not in LOCAL_TRAINING:
         raise ValueError(
             f"`local_training` must be one of {LOCAL_TRAINING} (got {local_training!r})"
         )
     if local_training == "batched":
+        check_batched_run(strategy, clients)
         return BatchedKGETransport(clients)
     return InProcessTransport(clients)
 
