@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from fedgraph.cli.choices import PARTITIONERS
 from fedgraph.cli.options import positive
 
 
@@ -37,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--strategy",
         required=True,
-        help="partitioner: relation | spectral | dirichlet | rdf-type (or a class name)",
+        help=f"partitioner: {' | '.join(PARTITIONERS)} (or a class name)",
     )
     p.add_argument(
         "--clients", type=positive, required=True, help="number of clients (>= 1)"

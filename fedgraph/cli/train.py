@@ -20,6 +20,7 @@ from fedgraph.cli.choices import (
     EVAL_PROTOCOLS,
     KGE_LOSSES,
     KGE_MODELS,
+    LOCAL_TRAINING,
     SELECTIONS,
     normalized,
 )
@@ -192,7 +193,7 @@ def _add_loop(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--local-training",
-        choices=("sequential", "batched"),
+        choices=LOCAL_TRAINING,
         default="sequential",
         help="how the round's clients train: one after another, or batched into "
         "one vectorised computation (KGE clients without loss terms: FedE and "

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 from torch import Tensor
+from torch.optim.adam import adam
 
 from fedgraph.models.kge import MODES, TAIL_BATCH, KGEModel
 from fedgraph.models.losses import KGELoss
@@ -27,8 +29,8 @@ from fedgraph.models.sampling import NegativeSampler
 from fedgraph.progress import advance
 
 
-def adam_settings(optimizers: Sequence[torch.optim.Optimizer]) -> dict[str, float]:
-    r"""The common ``lr``, ``beta1``, ``beta2`` and ``eps`` of plain Adam
+def adam_settings(optimizers: Sequence[torch.optim.Optimizer]) -> dict[str, Any]:
+    r"""The common ``lr``, ``beta1``, ``beta2``, ``eps`` and ``fused`` of plain Adam
     optimisers (no weight decay, AMSGrad or ``maximize``); a
     :class:`ValueError` when they are not all that with the same values."""
     found = set()
@@ -44,13 +46,20 @@ def adam_settings(optimizers: Sequence[torch.optim.Optimizer]) -> dict[str, floa
                 "batched training supports Adam without weight decay, AMSGrad "
                 "or `maximize`"
             )
-        found.add((float(g["lr"]), *map(float, g["betas"]), float(g["eps"])))
+        found.add(
+            (
+                float(g["lr"]),
+                *map(float, g["betas"]),
+                float(g["eps"]),
+                bool(g.get("fused")),
+            )
+        )
     if len(found) != 1:
         raise ValueError(
             f"batched training needs one Adam setting for all models (got {found})"
         )
-    lr, beta1, beta2, eps = found.pop()
-    return {"lr": lr, "beta1": beta1, "beta2": beta2, "eps": eps}
+    lr, beta1, beta2, eps, fused = found.pop()
+    return {"lr": lr, "beta1": beta1, "beta2": beta2, "eps": eps, "fused": fused}
 
 
 class ModelGroup:
@@ -73,25 +82,27 @@ class ModelGroup:
             [m.entity_embedding.weight, m.relation_embedding.weight]
             for m in self.models
         ]
-        device = self.params[0][0].device
-        self.tables, self.moments, self.owner, self.ends = [], [], [], []
+        self.tables, self.moments, self.sizes, self.views = [], [], [], []
         for k in range(2):  # 0: entities, 1: relations
             parts = [p[k] for p in self.params]
-            sizes = torch.tensor([p.size(0) for p in parts])
+            self.sizes.append([p.size(0) for p in parts])
             self.tables.append(torch.cat([p.detach() for p in parts]))
-            self.ends.append(torch.cumsum(sizes, 0).tolist())
-            owner = torch.repeat_interleave(torch.arange(len(parts)), sizes)
-            self.owner.append(owner.to(device))
             self.moments.append(
                 [
                     torch.cat([self._state(p, key) for p in parts])
                     for key in ("exp_avg", "exp_avg_sq")
                 ]
             )
+            # each model's rows, first and second moments: views into the group
+            self.views.append(
+                [
+                    list(x.split(self.sizes[k]))
+                    for x in (self.tables[-1], *self.moments[-1])
+                ]
+            )
+        self.ends = [torch.cumsum(torch.tensor(s), 0).tolist() for s in self.sizes]
         self.offsets = [[0, *e[:-1]] for e in self.ends]
-        self.steps = torch.tensor(
-            [self._step(p[0]) for p in self.params], dtype=torch.float64
-        )
+        self.steps = [[self._step(p) for p in params] for params in self.params]
 
     def _opt_state(self, param: Tensor) -> dict:
         for opt in self.optimizers:
@@ -103,8 +114,13 @@ class ModelGroup:
         st = self._opt_state(param)
         return st[key].detach().clone() if key in st else torch.zeros_like(param)
 
-    def _step(self, param: Tensor) -> float:
-        return float(self._opt_state(param).get("step", 0.0))
+    def _step(self, param: Tensor) -> Tensor:
+        old = self._opt_state(param).get("step")
+        if old is not None:
+            return old.detach().clone()
+        # torch's convention: on the parameter's device for the fused kernel
+        device = param.device if self.adam["fused"] else torch.device("cpu")
+        return torch.zeros((), dtype=torch.float32, device=device)
 
     def leaves(self, active: int) -> list[Tensor]:
         r"""Views of the tables' rows of the first ``active`` models, as
@@ -116,25 +132,31 @@ class ModelGroup:
 
     @torch.no_grad()
     def adam_step(self, grads: Sequence[Tensor], active: int) -> None:
-        r"""One Adam update (PyTorch's rule) of the first ``active`` models'
-        rows, each with its own step count; the other rows, moments and
-        counts are left as they are."""
+        r"""One Adam update of the first ``active`` models' rows: PyTorch's
+        own (fused, when the models' optimizers are) Adam over the list of
+        their row blocks, each with its own step count, as each model's
+        optimizer would take it; the other rows, moments and counts are
+        left as they are."""
         a = self.adam
-        self.steps[:active] += 1
-        t = self.steps[:active]
-        step_size = a["lr"] / (1 - a["beta1"] ** t)
-        bc2_sqrt = (1 - a["beta2"] ** t).sqrt()
         for k, grad in enumerate(grads):
-            end = self.ends[k][active - 1]
-            owner = self.owner[k][:end]
-            dtype, device = grad.dtype, grad.device
-            size = step_size.to(device, dtype)[owner][:, None]
-            bc2 = bc2_sqrt.to(device, dtype)[owner][:, None]
-            m, v = (x[:end] for x in self.moments[k])
-            m.lerp_(grad, 1 - a["beta1"])
-            v.mul_(a["beta2"]).addcmul_(grad, grad, value=1 - a["beta2"])
-            denom = (v.sqrt() / bc2).add_(a["eps"])
-            self.tables[k][:end].sub_(size * m / denom)
+            rows, exp_avg, exp_avg_sq = (x[:active] for x in self.views[k])
+            adam(
+                rows,
+                list(grad.split(self.sizes[k][:active])),
+                exp_avg,
+                exp_avg_sq,
+                [],
+                [s[k] for s in self.steps[:active]],
+                foreach=False,
+                fused=a["fused"],
+                amsgrad=False,
+                beta1=a["beta1"],
+                beta2=a["beta2"],
+                lr=a["lr"],
+                weight_decay=0.0,
+                eps=a["eps"],
+                maximize=False,
+            )
 
     @torch.no_grad()
     def write_back(self) -> None:
@@ -144,20 +166,14 @@ class ModelGroup:
             zip(self.params, self.optimizers, strict=True)
         ):
             for k, p in enumerate(params):
-                rows = slice(self.offsets[k][i], self.ends[k][i])
-                p.copy_(self.tables[k][rows])
-                if self.steps[i] == 0:
-                    continue
-                old = opt.state.get(p, {}).get("step")
-                step = torch.tensor(
-                    float(self.steps[i]),
-                    dtype=torch.float32 if old is None else old.dtype,
-                    device=p.device if old is None else old.device,
-                )
+                rows, exp_avg, exp_avg_sq = (x[i] for x in self.views[k])
+                p.copy_(rows)
+                if float(self.steps[i][k]) == 0:
+                    continue  # took no step: a fresh optimizer stays fresh
                 opt.state[p] = {
-                    "step": step,
-                    "exp_avg": self.moments[k][0][rows].clone(),
-                    "exp_avg_sq": self.moments[k][1][rows].clone(),
+                    "step": self.steps[i][k],
+                    "exp_avg": exp_avg.clone(),
+                    "exp_avg_sq": exp_avg_sq.clone(),
                 }
 
 
