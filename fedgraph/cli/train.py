@@ -682,10 +682,7 @@ def _run_federated(
         CORRUPTIONS[args.corrupt],
         subsampling=not args.no_subsampling,
     )
-    if args.local_training == "batched":  # refused before anything is written
-        from fedgraph.runtime.batched import check_batched_run
-
-        check_batched_run(strategy, clients)
+    _check_local_training(args, strategy, clients)  # before anything is written
     setup_seconds = time.perf_counter() - t0
     privacy = _privacy(args)
     strategy, clients = privacy_setup.apply_privacy(  # privacy wrappers (if any)
@@ -726,6 +723,17 @@ def _run_federated(
         return 0
     _write_and_report(args, algorithm, res, meta, clients, privacy)
     return 0
+
+
+def _check_local_training(
+    args: argparse.Namespace, strategy: Any, clients: Any
+) -> None:
+    r"""Refuses ``--local-training batched`` for clients or loss terms it
+    cannot batch (:func:`~fedgraph.runtime.batched.check_batched_run`)."""
+    if args.local_training == "batched":
+        from fedgraph.runtime.batched import check_batched_run
+
+        check_batched_run(strategy, clients)
 
 
 def _write_and_report(

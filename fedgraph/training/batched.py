@@ -87,9 +87,12 @@ class ModelGroup:
             parts = [p[k] for p in self.params]
             self.sizes.append([p.size(0) for p in parts])
             self.tables.append(torch.cat([p.detach() for p in parts]))
+            fresh = not any(self._opt_state(p) for p in parts)
             self.moments.append(
                 [
-                    torch.cat([self._state(p, key) for p in parts])
+                    torch.zeros_like(self.tables[-1])
+                    if fresh
+                    else torch.cat([self._state(p, key) for p in parts])
                     for key in ("exp_avg", "exp_avg_sq")
                 ]
             )
@@ -228,34 +231,63 @@ class _Batches:
         return index, weight
 
 
-def _group_loss(
+def _bucket_loss(
     scorer: KGEModel,
-    leaves: Sequence[Tensor],
-    batch: Tensor,
-    negatives: Tensor,
+    head: Tensor,
+    rel: Tensor,
+    tail: Tensor,
+    cand: Tensor,
     weight: Tensor,
     mode: str,
     loss: KGELoss,
 ) -> Tensor:
-    r"""``[A]`` per-model weighted mean losses of one step: ``batch``
-    ``[A, W, 3]`` and ``negatives`` ``[A, K]`` in the group's id space,
-    ``weight`` ``[A, W]`` (0 on pads)."""
-    a, w = batch.shape[:2]
-    idx = torch.cat(
-        [batch[..., 0].reshape(-1), batch[..., 2].reshape(-1), negatives.reshape(-1)]
-    )
-    ent = leaves[0].index_select(0, idx)
-    head = ent[: a * w].view(a, w, -1)
-    tail = ent[a * w : 2 * a * w].view(a, w, -1)
-    cand = ent[2 * a * w :].view(a, negatives.size(1), -1)
-    rel = leaves[1].index_select(0, batch[..., 1].reshape(-1)).view(a, w, -1)
+    r"""``[G]`` weighted mean losses of ``G`` models' batches: ``head``,
+    ``rel``, ``tail`` ``[G, W, d]``, ``cand`` ``[G, K, d]`` (each model's
+    shared negatives), ``weight`` ``[G, W]`` (0 on pads)."""
+    g, w = weight.shape
     pos = scorer.interaction(head, rel, tail)
     if mode == TAIL_BATCH:
         neg = scorer.score_tails_grouped(head, rel, cand)
     else:
         neg = scorer.score_heads_grouped(rel, tail, cand)
-    rows = loss.rows(pos.reshape(-1), neg.reshape(a * w, -1)).view(a, w)
+    rows = loss.rows(pos.reshape(-1), neg.reshape(g * w, -1)).view(g, w)
     return (weight * rows).sum(1) / weight.sum(1)
+
+
+def _step_loss(
+    scorer: KGEModel,
+    leaves: Sequence[Tensor],
+    parts: Sequence[tuple[Tensor, Tensor]],
+    negatives: Tensor,
+    mode: str,
+    loss: KGELoss,
+) -> Tensor:
+    r"""``[A]`` per-model weighted mean losses of one step, in the order of
+    ``parts`` (buckets of ``[G, W, 3]`` batches in the group's id space
+    with their ``[G, W]`` weights) and of ``negatives`` (``[A, K]``). Each
+    table is gathered once, so it gets one dense gradient per step."""
+    heads = [b[..., 0].reshape(-1) for b, _ in parts]
+    tails = [b[..., 2].reshape(-1) for b, _ in parts]
+    sizes = [h.numel() for h in heads]
+    ent = leaves[0].index_select(0, torch.cat([*heads, *tails, negatives.reshape(-1)]))
+    rel = leaves[1].index_select(
+        0, torch.cat([b[..., 1].reshape(-1) for b, _ in parts])
+    )
+    # split (not slices): its backward is one concatenation of the pieces'
+    # gradients, where every slice would scatter into a zero tensor of the whole
+    pieces = ent.split([*sizes, *sizes, negatives.numel()])
+    counts = [w.size(0) for _, w in parts]
+    cands = pieces[-1].view(*negatives.shape, -1).split(counts)
+    out = []
+    for j, (rel_j, (_, weight)) in enumerate(zip(rel.split(sizes), parts, strict=True)):
+        shape = (*weight.shape, -1)
+        head, tail = pieces[j].view(shape), pieces[len(parts) + j].view(shape)
+        out.append(
+            _bucket_loss(
+                scorer, head, rel_j.view(shape), tail, cands[j], weight, mode, loss
+            )
+        )
+    return torch.cat(out)
 
 
 def check_group(
@@ -404,16 +436,16 @@ def _run_epoch(
         by_width = sorted(range(a), key=lambda j: -widths[j])
         parts = []
         for run in buckets([widths[j] for j in by_width]):
-            pos = [by_width[i] for i in run]
-            width, sel = widths[pos[0]], torch.tensor(pos)
+            sel = torch.tensor([by_width[i] for i in run])
+            width = widths[by_width[run[0]]]
             rows = index[sel, lo : lo + width]
             parts.append(
                 (
-                    sel.to(device),
                     data.triples[rows].to(device),
                     weight[sel, lo : lo + width].to(device),
                 )
             )
+        sorted_ids = torch.tensor(by_width)
         local = [data.local[j][perms[j][lo : lo + bsz]] for j in range(a)]
         for mode in modes:
             neg = torch.stack(
@@ -422,17 +454,14 @@ def _run_epoch(
                     for j in range(a)
                 ]
             )
-            neg = (neg + data.ent_offsets[:a, None]).to(device)
+            neg = (neg + data.ent_offsets[:a, None])[sorted_ids].to(device)
             leaves = group.leaves(a)
-            values = torch.zeros(a, dtype=group.tables[0].dtype, device=device)
-            for sel, batch, w in parts:
-                part = _group_loss(
-                    group.models[0], leaves, batch, neg[sel], w, mode, loss
-                )
-                values = values.index_add(0, sel, part)
+            values = _step_loss(group.models[0], leaves, parts, neg, mode, loss)
             values.sum().backward()
             group.adam_step([leaf.grad for leaf in leaves], a)
-            totals.index_add_(0, positions[:a], values.detach().double())
+            totals.index_add_(
+                0, positions[sorted_ids.to(device)], values.detach().double()
+            )
         advance(a)
 
 
