@@ -17,6 +17,8 @@ from fedgraph.training.batched import train_epochs_batched
 #: How the in-process clients of a round train (``run_simulation``'s
 #: ``local_training``).
 LOCAL_TRAINING = ("sequential", "batched")
+#: Clients per chunk of a batched step on a CPU (see :class:`BatchedKGETransport`).
+CPU_CHUNK = 8
 
 
 def check_batchable(clients: Mapping[int, Client]) -> None:
@@ -77,11 +79,23 @@ class BatchedKGETransport(InProcessTransport):
 
     Rounds whose config switches on a loss term (FedProx, FedEC…) are
     refused: the terms are per-client functions of a model.
+
+    Args:
+        clients (Mapping[int, Client]): client id → :class:`KGEClient`.
+        chunk_size (int, optional): clients scored and back-propagated
+            together within a step (``chunk_size`` of
+            :func:`~fedgraph.training.batched.train_epochs_batched`).
+            (default: :obj:`None`: :data:`CPU_CHUNK` clients on a CPU, where
+            a chunk's intermediates then stay in cache; all of them on
+            another device)
     """
 
-    def __init__(self, clients: Mapping[int, Client]) -> None:
+    def __init__(
+        self, clients: Mapping[int, Client], chunk_size: int | None = None
+    ) -> None:
         check_batchable(clients)
         super().__init__(clients)
+        self.chunk_size = chunk_size
 
     def fit(
         self, server_round: int, payloads: Mapping[int, Payload]
@@ -98,6 +112,9 @@ class BatchedKGETransport(InProcessTransport):
         if not clients:
             return {}
         first = clients[0]
+        chunk = self.chunk_size
+        if chunk is None and first.device.type == "cpu":
+            chunk = CPU_CHUNK
         losses = train_epochs_batched(
             [cl.model for cl in clients],
             [cl.train_triples for cl in clients],
@@ -109,6 +126,7 @@ class BatchedKGETransport(InProcessTransport):
             generators=[cl.generator for cl in clients],
             modes=first.modes,
             weights=[cl.weights for cl in clients],
+            chunk_size=chunk,
         )
         return {
             c: cl.fit_reply(value)

@@ -125,17 +125,18 @@ class ModelGroup:
         device = param.device if self.adam["fused"] else torch.device("cpu")
         return torch.zeros((), dtype=torch.float32, device=device)
 
-    def leaves(self, active: int) -> list[Tensor]:
-        r"""Views of the tables' rows of the first ``active`` models, as
+    def leaves(self, start: int, stop: int) -> list[Tensor]:
+        r"""Views of the tables' rows of models ``start … stop - 1``, as
         leaves that receive this step's gradients."""
         return [
-            t[: self.ends[k][active - 1]].detach().requires_grad_()
+            t[self.offsets[k][start] : self.ends[k][stop - 1]].detach().requires_grad_()
             for k, t in enumerate(self.tables)
         ]
 
     @torch.no_grad()
-    def adam_step(self, grads: Sequence[Tensor], active: int) -> None:
-        r"""One Adam update of the first ``active`` models' rows: PyTorch's
+    def adam_step(self, grads: Sequence[Sequence[Tensor]], active: int) -> None:
+        r"""One Adam update of the first ``active`` models' rows, given
+        ``grads[k][i]`` (table ``k``, model ``i``): PyTorch's
         own (fused, when the models' optimizers are) Adam over the list of
         their row blocks, each with its own step count, as each model's
         optimizer would take it; the other rows, moments and counts are
@@ -145,7 +146,7 @@ class ModelGroup:
             rows, exp_avg, exp_avg_sq = (x[:active] for x in self.views[k])
             adam(
                 rows,
-                list(grad.split(self.sizes[k][:active])),
+                list(grad),
                 exp_avg,
                 exp_avg_sq,
                 [],
@@ -209,7 +210,7 @@ class _Batches:
             ]
         )
         self.starts = [0, *torch.cumsum(torch.tensor(self.sizes), 0).tolist()[:-1]]
-        self.ent_offsets = ent.view(-1)
+        self.ent_offsets, self.rel_offsets = ent.view(-1), rel.view(-1)
 
     def active(self, b: int) -> int:
         r"""How many models (a prefix: they are sorted by batch count) have
@@ -336,6 +337,7 @@ def train_epochs_batched(
     modes: Sequence[str] = MODES,
     weights: Sequence[Tensor | None] | None = None,
     shuffle: bool = True,
+    chunk_size: int | None = None,
 ) -> list[float]:
     r"""Trains every ``models[i]`` on ``triples[i]`` as
     :func:`~fedgraph.training.kge_trainer.train_epochs` would, all at once,
@@ -371,9 +373,16 @@ def train_epochs_batched(
         weights (Sequence[Tensor], optional): each model's ``[n_i]``
             per-triple weights (or :obj:`None` entries).
         shuffle (bool, optional): reshuffle each model's triples every epoch.
+        chunk_size (int, optional): models scored and back-propagated
+            together; a step runs its models in chunks of this many, so
+            the intermediates of a chunk can stay in a CPU's cache (the
+            result is the same). (default: :obj:`None`, all at once)
     """
     g = len(models)
     check_group(models, samplers)
+    if chunk_size is not None and chunk_size < 1:
+        raise ValueError(f"`chunk_size` must be positive (got {chunk_size})")
+    chunk = g if chunk_size is None else int(chunk_size)
     nb = [math.ceil(t.size(0) / batch_size) for t in triples]
     order = sorted(range(g), key=lambda i: -nb[i])  # active models: a prefix
     group = ModelGroup([models[i] for i in order], [optimizers[i] for i in order])
@@ -391,7 +400,9 @@ def train_epochs_batched(
             else torch.arange(data.sizes[j])
             for j, i in enumerate(order)
         ]
-        _run_epoch(group, data, perms, order, loss, samplers, generators, modes, totals)
+        _run_epoch(
+            group, data, perms, order, loss, samplers, generators, modes, totals, chunk
+        )
     group.write_back()
     steps = [int(epochs) * nb[i] * len(modes) for i in range(g)]
     return [float(totals[i]) / max(1, steps[i]) for i in range(g)]
@@ -413,6 +424,37 @@ def buckets(widths: Sequence[int], slack: float = 0.2) -> list[list[int]]:
     return out
 
 
+def _plan(
+    data: _Batches,
+    index: Tensor,
+    weight: Tensor,
+    widths: Sequence[int],
+    lo: int,
+    span: tuple[int, int],
+    device: torch.device,
+) -> tuple[list[tuple[Tensor, Tensor]], Tensor]:
+    r"""The width buckets of models ``span`` at batch offset ``lo``: their
+    ``[G, W, 3]`` batches (ids relative to the span's first rows) and
+    ``[G, W]`` weights, and the models in bucket order."""
+    p0, p1 = span
+    # shorter last batches together
+    by_width = sorted(range(p0, p1), key=lambda j: -widths[j])
+    e0, r0 = int(data.ent_offsets[p0]), int(data.rel_offsets[p0])
+    shift = torch.tensor([e0, r0, e0])
+    parts = []
+    for run in buckets([widths[j] for j in by_width]):
+        sel = torch.tensor([by_width[i] for i in run])
+        width = widths[by_width[run[0]]]
+        rows = index[sel, lo : lo + width]
+        parts.append(
+            (
+                (data.triples[rows] - shift).to(device),
+                weight[sel, lo : lo + width].to(device),
+            )
+        )
+    return parts, torch.tensor(by_width)
+
+
 def _run_epoch(
     group: ModelGroup,
     data: _Batches,
@@ -423,6 +465,7 @@ def _run_epoch(
     generators: Sequence[torch.Generator],
     modes: Sequence[str],
     totals: Tensor,
+    chunk: int,
 ) -> None:
     r"""One epoch of every model (see :func:`train_epochs_batched`);
     adds each model's step losses to ``totals`` (original order)."""
@@ -432,20 +475,8 @@ def _run_epoch(
     for b in range(max(data.num_batches)):
         a, lo = data.active(b), b * bsz
         widths = [min(bsz, data.sizes[j] - lo) for j in range(a)]
-        # the active models sorted by width: shorter last batches together
-        by_width = sorted(range(a), key=lambda j: -widths[j])
-        parts = []
-        for run in buckets([widths[j] for j in by_width]):
-            sel = torch.tensor([by_width[i] for i in run])
-            width = widths[by_width[run[0]]]
-            rows = index[sel, lo : lo + width]
-            parts.append(
-                (
-                    data.triples[rows].to(device),
-                    weight[sel, lo : lo + width].to(device),
-                )
-            )
-        sorted_ids = torch.tensor(by_width)
+        spans = [(p, min(a, p + chunk)) for p in range(0, a, chunk)]
+        plans = [_plan(data, index, weight, widths, lo, sp, device) for sp in spans]
         local = [data.local[j][perms[j][lo : lo + bsz]] for j in range(a)]
         for mode in modes:
             neg = torch.stack(
@@ -454,14 +485,21 @@ def _run_epoch(
                     for j in range(a)
                 ]
             )
-            neg = (neg + data.ent_offsets[:a, None])[sorted_ids].to(device)
-            leaves = group.leaves(a)
-            values = _step_loss(group.models[0], leaves, parts, neg, mode, loss)
-            values.sum().backward()
-            group.adam_step([leaf.grad for leaf in leaves], a)
-            totals.index_add_(
-                0, positions[sorted_ids.to(device)], values.detach().double()
-            )
+            grads: list[list[Tensor]] = [[], []]
+            for (p0, p1), (parts, ids) in zip(spans, plans, strict=True):
+                leaves = group.leaves(p0, p1)
+                off = data.ent_offsets[p0:p1] - data.ent_offsets[p0]
+                span_neg = (neg[p0:p1] + off[:, None])[ids - p0].to(device)
+                values = _step_loss(
+                    group.models[0], leaves, parts, span_neg, mode, loss
+                )
+                values.sum().backward()
+                for k, leaf in enumerate(leaves):
+                    grads[k] += leaf.grad.split(group.sizes[k][p0:p1])
+                totals.index_add_(
+                    0, positions[ids.to(device)], values.detach().double()
+                )
+            group.adam_step(grads, a)
         advance(a)
 
 

@@ -62,7 +62,7 @@ def _sequential(clients, loss, epochs, batch_size):
     ]
 
 
-def _batched(clients, loss, epochs, batch_size):
+def _batched(clients, loss, epochs, batch_size, chunk_size=None):
     return train_epochs_batched(
         [c["model"] for c in clients],
         [c["triples"] for c in clients],
@@ -73,6 +73,7 @@ def _batched(clients, loss, epochs, batch_size):
         samplers=[c["sampler"] for c in clients],
         generators=[c["gen"] for c in clients],
         weights=[c["weights"] for c in clients],
+        chunk_size=chunk_size,
     )
 
 
@@ -88,16 +89,17 @@ def _assert_same(seq, bat):
         assert torch.equal(a["gen"].get_state(), b["gen"].get_state())
 
 
+@pytest.mark.parametrize("chunk_size", [None, 2])
 @pytest.mark.parametrize("model", ["transe", "distmult", "rotate"])
 @pytest.mark.parametrize("loss_name", ["sigmoid-ns", "nssa", "margin-ranking"])
-def test_batched_equals_sequential(model, loss_name, monkeypatch):
+def test_batched_equals_sequential(model, loss_name, chunk_size, monkeypatch):
     monkeypatch.setenv("FEDGRAPH_COMPILE", "0")
     loss = resolve_loss(loss_name)
     seq = _setup(model=model)
     bat = copy.deepcopy(seq)
     # 5, 2 and 1 batches of 8: the smaller models sit out the later steps
     mean_seq = _sequential(seq, loss, epochs=2, batch_size=8)
-    mean_bat = _batched(bat, loss, epochs=2, batch_size=8)
+    mean_bat = _batched(bat, loss, epochs=2, batch_size=8, chunk_size=chunk_size)
     torch.testing.assert_close(mean_bat, mean_seq, rtol=1e-10, atol=1e-12)
     _assert_same(seq, bat)
     # each model took epochs * its batches * 2 modes Adam steps, alone
@@ -133,6 +135,8 @@ def test_batched_refuses_what_it_cannot_batch(monkeypatch):
     clients[1]["model"].gamma = 5.0
     with pytest.raises(ValueError, match="one class, hyperparameters"):
         _batched(clients, loss, 1, 4)
+    with pytest.raises(ValueError, match="`chunk_size` must be positive"):
+        _batched(_setup(sizes=(8, 8)), loss, 1, 4, chunk_size=0)
 
 
 def test_buckets_pad_at_most_the_slack():
