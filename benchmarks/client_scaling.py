@@ -58,6 +58,7 @@ def _parse() -> argparse.Namespace:
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--local-epochs", type=int, default=1)
     p.add_argument("--alpha", type=float, default=0.5)
+    p.add_argument("--dim", type=int, default=256, help="embedding dimension")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--device", default="cpu")
@@ -83,7 +84,9 @@ def measure(graph, k: int, mode: str, a: argparse.Namespace) -> dict:
     t0 = time.perf_counter()
     fed = DirichletRelationPartitioner(k, alpha=a.alpha, seed=a.seed)(graph)
     partition_seconds = time.perf_counter() - t0
-    s = KGESettings(local_epochs=a.local_epochs, seed=a.seed, device=a.device)
+    s = KGESettings(
+        dim=a.dim, local_epochs=a.local_epochs, seed=a.seed, device=a.device
+    )
     strategy, clients = build_kge_federation("fede", fed, s)
     rounds: list[dict] = []
     mark = {"cpu": time.process_time(), "load": os.getloadavg()[0]}
@@ -155,7 +158,15 @@ def main() -> None:
     results = json.loads(a.out.read_text()) if a.out.exists() else {"entries": {}}
     results["settings"] = {
         k: getattr(a, k)
-        for k in ("dataset", "alpha", "seed", "local_epochs", "rounds", "threads")
+        for k in (
+            "dataset",
+            "alpha",
+            "seed",
+            "local_epochs",
+            "rounds",
+            "threads",
+            "dim",
+        )
     } | {"device": a.device, "model": "transe", "algorithm": "fede"}
     results["machine"] = {
         "platform": platform.platform(),
