@@ -133,13 +133,15 @@ def plot(results: dict, path: Path) -> None:
 
     series = {}
     for mode in MODES:
-        pts = sorted(
-            (e["clients"], e["seconds_per_round"])
-            for e in results["entries"].values()
-            if e["mode"] == mode
+        entries = sorted(
+            (e for e in results["entries"].values() if e["mode"] == mode),
+            key=lambda e: e["clients"],
         )
-        if pts:
-            series[mode] = ([x for x, _ in pts], [y for _, y in pts])
+        if entries:
+            x = [e["clients"] for e in entries]
+            series[f"{mode}: wall s"] = (x, [e["seconds_per_round"] for e in entries])
+            cpu = [e["rounds"][-1]["cpu_seconds"] for e in entries]
+            series[f"{mode}: process CPU s"] = (x, cpu)
     s = results["settings"]
     line_plot(
         series,
