@@ -13,7 +13,10 @@ language (the paper translated them to English first).
         --algorithm fedmkgc --rounds 4 --zero-shot --json out.json
 
 A full run (the paper's settings: all triples, batch 384, 50 rounds, mBERT)
-is far beyond a CPU: see docs/fedmkgc.md.
+is far beyond a CPU: see docs/fedmkgc.md. It is one command, with
+checkpoints and ``--resume``:
+
+    fedgraph train dbp-5l --model text --algorithm fedmkgc --encoder MODEL --out DIR
 """
 
 from __future__ import annotations

@@ -29,11 +29,19 @@ from fedgraph.cli.options import count, fraction, non_negative, positive, real
 #: ``--corrupt`` choice -> corruption modes of training
 CORRUPTIONS = {"both": ("head-batch", "tail-batch"), "tail": ("tail-batch",)}
 
-#: Defaults that differ by family: KGE (FedLU's settings), R-GCN (FedAlign's).
+#: Defaults that differ by family: KGE (FedLU's settings), R-GCN (FedAlign's),
+#: text (FedMKGC's).
 FAMILY_DEFAULTS = {
-    "kge": {"rounds": 200, "local_epochs": 3, "dim": 256, "lr": 1e-4},
+    "kge": {
+        "rounds": 200, "local_epochs": 3, "dim": 256, "lr": 1e-4,
+        "batch_size": 1024, "gamma": 9.0, "temperature": 0.2,
+    },
     "rgcn": {"rounds": 20, "local_epochs": 5, "dim": 16, "lr": 0.1},
-}
+    "text": {
+        "rounds": 50, "local_epochs": 1, "lr": 5e-5, "batch_size": 384,
+        "gamma": 0.02, "temperature": 0.05,
+    },
+}  # fmt: skip
 
 
 def _algorithms(family: str = "kge") -> list[str]:
@@ -48,8 +56,9 @@ def _algorithms(family: str = "kge") -> list[str]:
 
 def _family(args: argparse.Namespace) -> str:
     r"""``rgcn`` for ``--model rgcn`` (node classification on an RDF graph),
-    else ``kge``."""
-    return "rgcn" if str(args.model).lower() == "rgcn" else "kge"
+    ``text`` for ``--model text`` (FedMKGC's language model), else ``kge``."""
+    model = str(args.model).lower()
+    return model if model in ("rgcn", "text") else "kge"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,19 +66,60 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "train",
-        help="train a federated (or baseline) KGE model",
+        help="train a federated (or baseline) KGE, R-GCN or FedMKGC model",
         description=(
             "Trains ALGORITHM on a federated KG (a registered dataset name such as "
             "fedlu-r3, or a folder of client0/ client1/ … triple folders) and "
-            "writes results.json under --out. Defaults are FedLU's settings."
+            "writes results.json under --out. Defaults are FedLU's settings. "
+            "--model rgcn trains an R-GCN family method on an RDF graph "
+            "(FedAlign's defaults); --model text a FedMKGC setting on a "
+            "multilingual KG, one client per language (FedMKGC's defaults)."
         ),
     )
+    _add_data(p)
+    p.add_argument(
+        "--algorithm",
+        required=True,
+        help=f"KGE: one of {', '.join(_algorithms())}; R-GCN (--model rgcn): "
+        f"one of {', '.join(_algorithms('rgcn'))}; text (--model text): one of "
+        f"{', '.join(_algorithms('text'))}",
+    )
+    p.add_argument(
+        "--model",
+        type=normalized,
+        choices=(*KGE_MODELS, "rgcn", "text"),
+        default="transe",
+        help="KGE model; rgcn: node classification on an RDF graph (DATASET "
+        "aifb|mutag|bgs|am, or a saved RDF partition) partitioned by node-type "
+        "sampling; text: FedMKGC's language model (--encoder) on a multilingual "
+        "KG (DATASET dbp-5l or a folder in its layout), one client per language "
+        "(default: transe)",
+    )
+    p.add_argument("--out", required=True, type=Path, help="output folder")
+    _add_training(p)
+    _add_loop(p)
+    _add_method(p, settings_help())
+    _add_run(p)
+    from fedgraph.cli.train_text import add_text_arguments
+
+    add_text_arguments(p)  # --encoder, --languages, … (--model text)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    from fedgraph.cli.privacy_options import add_privacy_arguments
+
+    add_privacy_arguments(p)  # --record-uploads, --dp-*, --secagg, --private-alignment
+    p.set_defaults(func=run)
+
+
+def _add_data(p: argparse.ArgumentParser) -> None:
+    r"""The dataset and its data root."""
     p.add_argument(
         "dataset",
         nargs="?",
         metavar="DATASET",
         help="federated dataset: a registered name (e.g. fedlu-r3) or a folder "
-        "of client0/ client1/ … (`fedgraph partition` writes one)",
+        "of client0/ client1/ … (`fedgraph partition` writes one); --model "
+        "rgcn: an RDF graph or partition; --model text: dbp-5l or a folder in "
+        "its layout",
     )
     p.add_argument("--data", default=None, help="the same as DATASET (older spelling)")
     p.add_argument(
@@ -78,31 +128,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="raw data root (default: $FEDGRAPH_DATA)",
     )
-    p.add_argument(
-        "--algorithm",
-        required=True,
-        help=f"KGE: one of {', '.join(_algorithms())}; R-GCN (--model rgcn): "
-        f"one of {', '.join(_algorithms('rgcn'))}",
-    )
-    p.add_argument(
-        "--model",
-        type=normalized,
-        choices=(*KGE_MODELS, "rgcn"),
-        default="transe",
-        help="KGE model, or rgcn: node classification on an RDF graph (DATASET "
-        "aifb|mutag|bgs|am, or a saved RDF partition) partitioned by node-type "
-        "sampling (default: transe)",
-    )
-    p.add_argument("--out", required=True, type=Path, help="output folder")
-    _add_training(p)
-    _add_loop(p)
-    _add_method(p, settings_help())
-    _add_run(p)
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    from fedgraph.cli.privacy_options import add_privacy_arguments
-
-    add_privacy_arguments(p)  # --record-uploads, --dp-*, --secagg, --private-alignment
-    p.set_defaults(func=run)
 
 
 def _add_training(p: argparse.ArgumentParser) -> None:
@@ -111,19 +136,20 @@ def _add_training(p: argparse.ArgumentParser) -> None:
         "--rounds",
         type=positive,
         default=None,
-        help="max rounds (baselines: max epochs) (default: 200; R-GCN: 20)",
+        help="max rounds (baselines: max epochs) (default: 200; R-GCN: 20; text: 50)",
     )
     p.add_argument(
         "--local-epochs",
         type=positive,
         default=None,
-        help="epochs each client trains per round (default: 3; R-GCN: 5)",
+        help="epochs each client trains per round (default: 3; R-GCN: 5; text: 1)",
     )
     p.add_argument(
         "--batch-size",
         type=positive,
-        default=1024,
-        help="triples per batch (default: 1024)",
+        default=None,
+        help="triples per batch (default: 1024; text: 384 examples, the "
+        "in-batch negatives)",
     )
     p.add_argument(
         "--num-negatives",
@@ -141,7 +167,7 @@ def _add_training(p: argparse.ArgumentParser) -> None:
         "--lr",
         type=real(0.0),
         default=None,
-        help="learning rate, Adam (default: 1e-4; R-GCN: SGD 0.1)",
+        help="learning rate, Adam (default: 1e-4; R-GCN: SGD 0.1; text: 5e-5)",
     )
     p.add_argument(
         "--num-bases", type=positive, default=100, help="R-GCN bases (default: 100)"
@@ -159,7 +185,10 @@ def _add_training(p: argparse.ArgumentParser) -> None:
         help="R-GCN on a named RDF graph: node types per client (default: 6)",
     )
     p.add_argument(
-        "--gamma", type=float, default=9.0, help="score margin γ (default: 9.0)"
+        "--gamma",
+        type=float,
+        default=None,
+        help="score margin γ (default: 9.0; text: InfoNCE's additive margin 0.02)",
     )
 
 
@@ -218,7 +247,10 @@ def _add_method(p: argparse.ArgumentParser, algorithm_settings: str) -> None:
         help="FedEC μ_con (default: 0.3)",
     )
     p.add_argument(
-        "--temperature", type=real(0.0), default=0.2, help="FedEC τ (default: 0.2)"
+        "--temperature",
+        type=real(0.0),
+        default=None,
+        help="FedEC τ (default: 0.2; text: InfoNCE's τ 0.05)",
     )
     _add_protocol(p)
     p.add_argument(
@@ -288,7 +320,8 @@ def _add_run(p: argparse.ArgumentParser) -> None:
         "--device",
         default="cpu",
         help="where clients train and rank, e.g. cuda (default: cpu); the samples "
-        "are drawn on the CPU, so a run may resume on another device",
+        "are drawn on the CPU, so a run may resume on another device (--model "
+        "text: cpu only)",
     )
     p.add_argument(
         "--threads", type=count, default=0, help="torch threads (0: default)"
@@ -391,6 +424,10 @@ def run(args: argparse.Namespace) -> int:
         from fedgraph.cli.train_rgcn import run_rgcn
 
         return run_rgcn(args, algorithm)
+    if family == "text":
+        from fedgraph.cli.train_text import train_text
+
+        return train_text(args, algorithm)
     given = _resume_record(args, algorithm)
     if args.resume:
         from fedgraph.runtime.run_record import check_resume
@@ -452,7 +489,11 @@ def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
         raise ValueError(
             f"Could not resolve '{args.algorithm}' among choices "
             f"{_algorithms(family)}"
-            + (" (R-GCN: --model rgcn)" if family == "kge" else "")
+            + (
+                " (R-GCN: --model rgcn; FedMKGC: --model text)"
+                if family == "kge"
+                else ""
+            )
         )
     resolve_device(args.device, "`--device`")
     from fedgraph.eval.protocol import resolve_protocol
@@ -483,9 +524,10 @@ def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
             registry.get(algorithm, family).parse(extra)
     except ValueError as exc:
         raise ValueError(f"`--set`: {exc}") from None
-    if _privacy(args).active and algorithm in BASELINES:
+    if _privacy(args).active and (algorithm in BASELINES or family == "text"):
         raise ValueError(
-            f"the privacy options apply to federated algorithms, not {algorithm}"
+            f"the privacy options apply to the federated KGE algorithms, not "
+            f"{algorithm}"
         )
     out: Path = args.out
     if out.exists() and not out.is_dir():

@@ -9,17 +9,22 @@ shared: the single-KG SimKGC-style baseline).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from torch import nn
 
+from fedgraph.data.dbp5l import LANGUAGES, read_dbp5l
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.federated.text.setup import (
     MKGCSettings,
     build_fedmkgc,
     build_fedmkgc_clients,
+    build_text_strategy,
     compact_relations,
+    default_encoder,
     load_text_model,
     mkgc_algorithms,
 )
@@ -66,7 +71,102 @@ def run_fedmkgc(
     )
 
 
+def folder_languages(folder: str | os.PathLike[str]) -> list[str]:
+    r"""The languages of a folder in the DBP-5L layout: those with an
+    ``entity/LANG.tsv`` (DBP-5L's five in its order, then any other in
+    alphabetical order)."""
+    found = {p.stem for p in (Path(folder) / "entity").glob("*.tsv")}
+    return [x for x in LANGUAGES if x in found] + sorted(found - set(LANGUAGES))
+
+
+def load_language_graphs(
+    data: str | os.PathLike[str],
+    languages: Sequence[str] | None = None,
+    root: str | os.PathLike[str] | None = None,
+    *,
+    what: tuple[str, str] = ("`data`", "`languages`"),
+) -> dict[str, KnowledgeGraph]:
+    r"""The language KGs of a FedMKGC run, language → graph (relations
+    compacted per graph, :func:`compact_relations`), in ``languages`` order.
+
+    Args:
+        data (str or Path): a multilingual dataset name (``dbp-5l``, read
+            under ``root``) or a folder in the DBP-5L layout
+            (``relations.txt``, ``entity/LANG.tsv``, ``kg/LANG-{train,val,test}.tsv``).
+        languages (Sequence[str], optional): the clients' languages, one
+            client each. (default: every language of ``data``)
+        root (str or Path, optional): the data root of a dataset name
+            (default: ``FEDGRAPH_DATA``).
+        what (tuple[str, str], optional): how errors name ``data`` and
+            ``languages`` (the command line's ``DATASET``, ``--languages``).
+
+    Raises:
+        ValueError: ``data`` is neither, or names no language of ``languages``.
+    """
+    known, read = _source(data, root, what[0])
+    chosen = _check_languages(languages, known, str(data), what[1])
+    mkg = read(chosen)
+    return {x: compact_relations(mkg[x]) for x in chosen}
+
+
+def dataset_languages(
+    data: str | os.PathLike[str],
+    root: str | os.PathLike[str] | None = None,
+    what: str = "`data`",
+) -> list[str]:
+    r"""The languages of ``data`` (as :func:`load_language_graphs` reads
+    it), in the dataset's order."""
+    return _source(data, root, what)[0]
+
+
+def _source(
+    data: str | os.PathLike[str], root: str | os.PathLike[str] | None, what: str
+) -> tuple[list[str], Callable[[list[str]], Any]]:
+    r"""The languages of ``data`` and a reader of the chosen ones."""
+    folder = Path(data)
+    if folder.is_dir():
+        if not (folder / "relations.txt").is_file():
+            raise ValueError(
+                f"{what} folder {folder} is not in the DBP-5L layout (no "
+                "relations.txt; expected relations.txt, entity/LANG.tsv and "
+                "kg/LANG-{train,val,test}.tsv)"
+            )
+
+        def read(chosen: list[str]) -> Any:
+            return read_dbp5l(folder, languages=tuple(chosen), name=folder.name)
+
+        return folder_languages(folder), read
+    from fedgraph.data.load import load_dataset
+    from fedgraph.data.multilingual import MultilingualKG
+
+    mkg = load_dataset(str(data), root)
+    if not isinstance(mkg, MultilingualKG):
+        raise ValueError(
+            f"{what} {str(data)!r} is a {type(mkg).__name__}, not a "
+            "multilingual KG (one KG per language, e.g. dbp-5l)"
+        )
+    return mkg.languages, lambda chosen: mkg
+
+
+def _check_languages(
+    languages: Sequence[str] | None, known: Sequence[str], data: str, what: str
+) -> list[str]:
+    chosen = list(known) if not languages else [str(x) for x in languages]
+    unknown = [x for x in chosen if x not in known]
+    if unknown or len(set(chosen)) != len(chosen) or not chosen:
+        raise ValueError(
+            f"{what} must name distinct languages of {data} (it has "
+            f"{list(known)}; got {chosen})"
+        )
+    return chosen
+
+
 __all__ = [
+    "folder_languages",
+    "dataset_languages",
+    "load_language_graphs",
+    "build_text_strategy",
+    "default_encoder",
     "MKGCSettings",
     "mkgc_algorithms",
     "load_text_model",

@@ -38,7 +38,7 @@ def test_model_and_loss_show_their_choices(capsys):
     with pytest.raises(SystemExit):
         build_parser().parse_args(["train", "--help"])
     out = capsys.readouterr().out
-    assert "{transe,distmult,complex,rotate,rgcn}" in out  # rgcn: the R-GCN family
+    assert "{transe,distmult,complex,rotate,rgcn,text}" in out  # rgcn, text: families
     assert "{nssa,sigmoid-ns,margin-ranking}" in out
 
 

@@ -228,51 +228,85 @@ def test_rgcn_algorithm_contract(rdf_partition, tmp_path, algorithm):
         assert flower["comm"][key] == doc["comm"][key], key
 
 
-@pytest.mark.parametrize("algorithm", list(registry.algorithms("text")))
-def test_text_algorithm_contract(tmp_path, algorithm):
-    # FedMKGC has no command and no Flower app (yet): its contract here is the
-    # registry's builder through the round loop, the results.json schema,
-    # stop-and-resume equality and a state round-trip
+TEXT_ARGS = ["--rounds", "2", "--eval-every", "1", "--lr", "1e-3", "--batch-size",
+             "6", "--max-length", "6", "--prefix-tokens", "2"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def text_federation(tmp_path_factory):
+    # two toy language KGs in the DBP-5L layout and a tiny BERT (dropout on)
+    # saved as a Hugging Face model folder: nothing is downloaded
     pytest.importorskip("transformers")
-    import copy
     import sys
     from pathlib import Path
 
-    from fedgraph.federated.text.setup import MKGCSettings, compact_relations
-    from fedgraph.runtime import run_simulation
-
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
-    from text_toy import tiny_bert, tiny_tokenizer, toy_graph
+    from text_toy import save_tiny_model, write_toy_dbp5l
 
-    fast = MKGCSettings(lr=1e-3, batch_size=6, max_length=6, num_prefix_tokens=2)
-    graphs = [compact_relations(toy_graph(lang)) for lang in ("en", "it")]
-    tok, bert = tiny_tokenizer(tmp_path), tiny_bert(seed=7, dropout=0.1)
-    alg = registry.get(algorithm, "text")
+    root = tmp_path_factory.mktemp("contract")
+    return write_toy_dbp5l(root / "toy-dbp"), save_tiny_model(root / "tiny-bert")
 
-    def run(**kw):
-        strategy, clients = alg.build(
-            graphs, copy.deepcopy(bert), tok, fast, alg.parse({})
-        )
-        loop = dict(num_rounds=2, eval_every=1, patience=0, progress=False)
-        return run_simulation(strategy, clients, **loop, **kw), strategy, clients
 
-    full, strategy, clients = run(checkpoint_dir=tmp_path / "full")
-    doc = json.loads(
-        full.write_results(tmp_path / "results.json", settings={}).read_text()
-    )
+def _train_text(federation, algorithm, out, *extra):
+    data, model = federation
+    argv = ["train", str(data), "--model", "text", "--encoder", str(model),
+            "--algorithm", algorithm, "--out", str(out), "--quiet", *TEXT_ARGS]  # fmt: skip
+    assert main(argv + list(extra)) == 0
+    return json.loads((out / "results.json").read_text())
+
+
+@pytest.mark.parametrize("algorithm", list(registry.algorithms("text")))
+def test_text_algorithm_contract(text_federation, tmp_path, algorithm):
+    doc = _train_text(text_federation, algorithm, tmp_path / "full")
     assert RESULT_KEYS <= set(doc) and doc["rounds"] == 2
+    assert doc["settings"]["algorithm"] == algorithm
+    assert doc["settings"]["client_languages"] == ["en", "it"]
     assert 0 < doc["weighted"]["mrr"] <= 1 and len(doc["clients"]) == 2
-    run(checkpoint_dir=tmp_path / "part", stop_after=1)
-    resumed, _, _ = run(checkpoint_dir=tmp_path / "part", resume=True)
-    assert resumed.test == full.test
-    assert [h["train"] for h in resumed.history] == [h["train"] for h in full.history]
+    assert [h["round"] for h in doc["history"]] == [1, 2]
+    assert all("valid" in h for h in doc["history"])
+    assert (doc["comm"]["params_up"] > 0) == (algorithm != "independent")
 
-    state = torch.load(tmp_path / "full" / "last.pt", weights_only=False)["models"]
-    fresh, fresh_clients = alg.build(
-        graphs, copy.deepcopy(bert), tok, fast, alg.parse({})
-    )
-    fresh.load_state_dict(state["strategy"])
-    _same(fresh.state_dict(), state["strategy"])
-    for c, cl in fresh_clients.items():
+    # stopped after round 1 and resumed: the uninterrupted run's numbers
+    part = tmp_path / "part"
+    with pytest.raises(FileNotFoundError):
+        _train_text(text_federation, algorithm, part, "--stop-after", "1")
+    resumed = _train_text(text_federation, algorithm, part, "--resume")
+    assert resumed["weighted"] == doc["weighted"]
+    assert _timeless(resumed) == _timeless(doc)
+
+    # state round-trip: the last checkpoint loads into a fresh federation
+    from fedgraph.federated.text.setup import MKGCSettings, load_text_model
+    from fedgraph.runtime.fedmkgc_runner import load_language_graphs
+
+    data, model = text_federation
+    state = torch.load(
+        tmp_path / "full" / "checkpoints" / "last.pt", weights_only=False
+    )["models"]
+    alg = registry.get(algorithm, "text")
+    fast = MKGCSettings(lr=1e-3, batch_size=6, max_length=6, num_prefix_tokens=2)
+    graphs = list(load_language_graphs(data).values())
+    strategy, clients = alg.build(graphs, *load_text_model(model), fast, alg.parse({}))
+    strategy.load_state_dict(state["strategy"])
+    _same(strategy.state_dict(), state["strategy"])
+    for c, cl in clients.items():
         cl.load_state_dict(state["clients"][c])
         _same(cl.state_dict(), state["clients"][c])
+
+    # the Flower text apps on a local grid: the command's results, bit for bit
+    pytest.importorskip("flwr")
+    from fedgraph.runtime.flower import run_local
+    from fedgraph.runtime.flower.text import clear_caches, client_app, server_app
+
+    out = tmp_path / "flower"
+    cfg = {"data": str(data), "encoder": str(model), "algorithm": algorithm,
+           "num-rounds": 2, "eval-every": 1, "lr": 1e-3, "batch-size": 6,
+           "max-length": 6, "prefix-tokens": 2, "out": str(out)}  # fmt: skip
+    try:
+        run_local(server_app, client_app, cfg, 2)
+    finally:
+        clear_caches()
+    flower = json.loads((out / "results.json").read_text())
+    assert flower["weighted"] == doc["weighted"]
+    assert flower["clients"] == doc["clients"]
+    assert _timeless(flower) == _timeless(doc)
+    assert flower["comm"] == doc["comm"]

@@ -76,3 +76,33 @@ def toy_graph(lang: str = "en") -> KnowledgeGraph:
         relation_names=["capitalOf", "borders", "largerThan"],
         name=f"toy/{lang}",
     )
+
+
+def write_toy_dbp5l(folder: Path, languages: tuple[str, ...] = ("en", "it")) -> Path:
+    r"""The toy KGs of :func:`toy_graph` in the DBP-5L layout under
+    ``folder`` (``relations.txt``, ``entity/LANG.tsv``,
+    ``kg/LANG-{train,val,test}.tsv``)."""
+    (folder / "entity").mkdir(parents=True, exist_ok=True)
+    (folder / "kg").mkdir(exist_ok=True)
+    first = toy_graph(languages[0])
+    (folder / "relations.txt").write_text("\n".join(first.relation_names) + "\n")
+    for lang in languages:
+        graph = toy_graph(lang)
+        (folder / "entity" / f"{lang}.tsv").write_text(
+            "\n".join(graph.entity_names) + "\n"
+        )
+        for split, tag in (("train", "train"), ("valid", "val"), ("test", "test")):
+            rows = graph.triples(split).tolist()
+            (folder / "kg" / f"{lang}-{tag}.tsv").write_text(
+                "".join(f"{h}\t{r}\t{t}\n" for h, r, t in rows)
+            )
+    return folder
+
+
+def save_tiny_model(folder: Path, seed: int = 7, dropout: float = 0.1) -> Path:
+    r""":func:`tiny_bert` and :func:`tiny_tokenizer` saved as a Hugging Face
+    model folder (what ``--encoder`` and the run-config key ``encoder`` name)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tiny_bert(seed=seed, dropout=dropout).save_pretrained(folder)
+    tiny_tokenizer(folder).save_pretrained(folder)
+    return folder

