@@ -6,11 +6,13 @@ takes exactly the steps :func:`~fedgraph.training.kge_trainer.train_epochs`
 would take on its own (same batches, same negatives, same order); only the
 arithmetic is shared. The models' entity tables are concatenated row-wise
 into one tensor, their relation tables into another; at step ``b`` every
-model that has a ``b``-th batch contributes its batch (positives padded to
-the widest one, pads weighted 0) and its shared negatives, the groups are
-scored in one call (:meth:`~fedgraph.models.kge.KGEModel.score_tails_grouped`),
-the loss is the sum of the per-model weighted means, and one Adam update is
-applied to the rows of the models that stepped.
+model that has a ``b``-th batch contributes its batch and its shared
+negatives. Models on batches of similar width are scored together
+(:meth:`~fedgraph.models.kge.KGEModel.score_tails_grouped`; positives padded
+to the bucket's widest batch, pads weighted 0, :func:`buckets`), in chunks of
+``chunk_size`` models per backward pass; the loss is the sum of the
+per-model weighted means, and one Adam update (torch's own, over the list of
+the stepping models' row blocks) ends the step.
 """
 
 from __future__ import annotations
