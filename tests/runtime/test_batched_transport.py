@@ -16,7 +16,7 @@ from fedgraph.runtime.batched import BatchedKGETransport  # noqa: E402
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 
-def _run(local_training, algorithm="fede", rounds=3, **kw):
+def _run(local_training, algorithm="fede", rounds=3, fraction=1.0, **kw):
     settings = KGESettings(
         dim=8, lr=0.01, batch_size=8, num_negatives=4, local_epochs=2, gamma=4.0, **kw
     )
@@ -25,6 +25,7 @@ def _run(local_training, algorithm="fede", rounds=3, **kw):
         strategy,
         clients,
         num_rounds=rounds,
+        fraction=fraction,
         eval_every=1,
         patience=0,
         progress=False,
@@ -33,10 +34,13 @@ def _run(local_training, algorithm="fede", rounds=3, **kw):
     return res, clients
 
 
-def test_batched_rounds_equal_sequential_rounds(monkeypatch):
+@pytest.mark.parametrize("fraction", [1.0, 0.5])
+def test_batched_rounds_equal_sequential_rounds(fraction, monkeypatch):
     monkeypatch.setenv("FEDGRAPH_COMPILE", "0")
-    seq, seq_clients = _run("sequential")
-    bat, bat_clients = _run("batched")
+    # fraction 0.5: one of the two clients per round (a group of one)
+    seq, seq_clients = _run("sequential", fraction=fraction)
+    bat, bat_clients = _run("batched", fraction=fraction)
+    assert [h["clients"] for h in seq.history] == [h["clients"] for h in bat.history]
     assert bat.rounds == seq.rounds == 3 and bat.best_round == seq.best_round
     for a, b in zip(seq.history, bat.history, strict=True):
         assert a["train"]["loss"] == pytest.approx(b["train"]["loss"], rel=1e-5)

@@ -151,3 +151,18 @@ def test_buckets_pad_at_most_the_slack():
     for run in runs:
         real = sum(widths[i] for i in run)
         assert widths[run[0]] * len(run) <= 1.2 * real
+
+
+def test_a_model_without_triples_takes_no_step(monkeypatch):
+    monkeypatch.setenv("FEDGRAPH_COMPILE", "0")
+    loss = resolve_loss("sigmoid-ns")
+    seq = _setup(sizes=(11, 0))
+    bat = copy.deepcopy(seq)
+    mean_seq, mean_bat = _sequential(seq, loss, 1, 4), _batched(bat, loss, 1, 4)
+    assert mean_bat[1] == mean_seq[1] == 0.0
+    assert mean_bat[0] == pytest.approx(mean_seq[0], rel=1e-12)
+    idle = bat[1]
+    assert not idle["opt"].state  # a fresh optimizer stays fresh
+    torch.testing.assert_close(
+        idle["model"].entity_embedding.weight, seq[1]["model"].entity_embedding.weight
+    )
