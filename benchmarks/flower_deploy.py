@@ -25,11 +25,23 @@ config when ``--restart-after S`` is given. The run config then sets
 ``--tls`` runs the same deployment with TLS and SuperNode authentication,
 with certificates and keys from ``scripts/flower_certificates.sh``.
 
+``--node-poll S`` starts the SuperNodes with fedgraph's launcher
+(:mod:`fedgraph.runtime.flower.supernode`: Flower's SuperNode with an
+``S``-second idle poll instead of its fixed 3 s, shorter reply polls and
+object-pull retries) and sets the same pull retry in the executor and the
+``ServerApp`` (run-config ``pull-backoff``). ``--timeline`` adds where each
+exchange's seconds go (:func:`timeline`). The script exits with
+``exit_code``: 0 only when ``flwr run`` returned 0 and the ``ServerApp``
+wrote ``status.json`` with ``"completed"`` (``flwr run`` itself returns 0
+when the ``ServerApp`` fails).
+
 The JSON holds ``deployment`` (the run's ``results.json``), ``simulation``
 (the same settings in-process), ``seconds_per_round`` (training and
 validation per round, from each ``history``), ``exit_code`` (0 when the
-deployment completed), ``lost_client`` and ``same_results`` (metrics,
-history and communication equal, wall times aside).
+deployment completed), ``lost_client`` (with the failure events) and
+``same_results`` (metrics, history and communication equal, wall times and
+failure events aside), ``load_average`` (``os.getloadavg()`` at the start
+and the end: the load beside the run on a shared machine).
 """
 
 from __future__ import annotations
@@ -82,6 +94,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "process; executor: SuperNodes with --isolation process and one "
         "fedgraph.runtime.flower.executor process each",
     )
+    p.add_argument(
+        "--node-poll",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="fedgraph's shorter waits: SuperNodes started with "
+        "fedgraph.runtime.flower.supernode (Flower's SuperNode with a SECONDS "
+        "idle pull interval, Flower: 3 s; a 0.05 s reply poll, Flower: 0.5 s; "
+        "a 0.05 s first object-pull retry, Flower: 1 s), and the same pull "
+        "retry in the executor and the ServerApp (run-config pull-backoff). "
+        "Without it every wait is Flower's",
+    )
     p.add_argument("--port", type=int, default=9300, help="first loopback port")
     p.add_argument("--timeout", type=float, default=3600, help="seconds for it all")
     p.add_argument("--work", default=None, help="working folder (default: a temp one)")
@@ -102,6 +126,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error(f"--kill-at-round must lie in [2, {args.rounds}]")
     if not Path(args.data).is_dir():
         p.error(f"--data {args.data}: not a folder")
+    if args.node_poll is not None and not 0 < args.node_poll <= 60:
+        p.error(f"--node-poll must lie in (0, 60] s (got {args.node_poll})")
     for item in args.set:
         if "=" not in item:
             p.error(f"--set {item!r}: expected KEY=VALUE")
@@ -148,6 +174,9 @@ class Deployment:
         self.node_env = {**base, **common, "FLWR_SUPEREXEC_TASK_POLL_INTERVAL": "0.1"}
         if args.timeline:  # Flower's log lines carry timestamps only at DEBUG
             self.node_env["FLWR_LOG_LEVEL"] = "DEBUG"
+            # the ServerApp logs when it pushed each exchange and pulled
+            # each reply (DEBUG lines of the `flwr run` stream)
+            self.server_env["FLWR_LOG_LEVEL"] = "DEBUG"
 
     # --------------------------------------------------------------- procs
     def _start(self, name: str, cmd: list[str], cwd: Path, env: dict) -> None:
@@ -201,8 +230,15 @@ class Deployment:
 
     def start_node(self, k: int) -> None:
         state = self.work / "node-state"
+        if self.args.node_poll is None:
+            launcher = [str(BIN / "flower-supernode")]
+        else:  # Flower's SuperNode with shorter idle / reply polls
+            launcher = [
+                sys.executable, "-m", "fedgraph.runtime.flower.supernode",
+                "--idle-poll-interval", str(self.args.node_poll),
+            ]  # fmt: skip
         cmd = [
-            str(BIN / "flower-supernode"),
+            *launcher,
             *self._security(node=True),
             "--superlink", f"127.0.0.1:{self.link_port}",
             "--host", "127.0.0.1",
@@ -217,9 +253,10 @@ class Deployment:
         if self.args.clientapp == "executor":
             runtime = f"127.0.0.1:{self.link_port + 1 + k}"
             self._wait_port(self.link_port + 1 + k)
+            backoff = "0.05" if self.args.node_poll is not None else "0"
             executor = [
                 sys.executable, "-m", "fedgraph.runtime.flower.executor",
-                "--runtime-api", runtime, "--insecure",
+                "--runtime-api", runtime, "--insecure", "--pull-backoff", backoff,
             ]  # fmt: skip
             self._start(f"exec{k}", executor, self.node_dir, self.node_env)
 
@@ -356,8 +393,8 @@ def same_results(a: dict, b: dict) -> bool:
             "best_round": doc.get("best_round"),
             "comm": doc.get("comm"),
             "comm_per_round": doc.get("comm_per_round"),
-            "history": [
-                {k: v for k, v in h.items() if k not in drop}
+            "history": [  # failure events are in `lost_client`
+                {k: v for k, v in h.items() if k not in (*drop, "events")}
                 for h in doc.get("history", [])
             ],
         }
@@ -392,6 +429,78 @@ def _node_exchanges(log: Path) -> list[tuple[str, float, float]]:
     return out
 
 
+def _json_lines(path: Path, marker: str) -> list[dict[str, Any]]:
+    r"""The JSON objects that follow ``marker`` on the lines of ``path``
+    (none when the file is absent)."""
+    if not path.is_file():
+        return []
+    out = []
+    for line in path.read_text(errors="replace").splitlines():
+        at = line.find(marker)
+        if at >= 0:
+            try:
+                out.append(json.loads(line[at + len(marker) :].strip()))
+            except json.JSONDecodeError:
+                continue
+    return out
+
+
+def _node_id(log: Path) -> str | None:
+    import re
+
+    m = re.search(r"SuperNode ID: (\d+)", log.read_text(errors="replace"))
+    return m.group(1) if m else None
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def _server_steps(
+    row: dict[str, Any], i: int, server: list[dict], nodes: list, ids: list[str]
+) -> None:
+    r"""The ServerApp's side of exchange ``i``: push → node (``to_node``),
+    node reply sent → server pulled it (``to_server``), push → last reply
+    (``exchange``) and the server's turnaround since the previous exchange's
+    last reply (``server``)."""
+    ex = server[i]
+    row["to_node"] = _mean([n[i][1] - ex["pushed"] for n in nodes])
+    back = [
+        ex["replies"][nid] - n[i][2]
+        for n, nid in zip(nodes, ids, strict=True)
+        if nid in ex["replies"]
+    ]
+    if back:
+        row["to_server"] = _mean(back)
+        row["exchange"] = max(ex["replies"].values()) - ex["pushed"]
+    if i > 0 and server[i - 1]["replies"]:
+        row["server"] = ex["pushed"] - max(server[i - 1]["replies"].values())
+
+
+def _executor_steps(row: dict[str, Any], i: int, execs: list, nodes: list) -> None:
+    r"""The executor's side of exchange ``i`` on every node: node received →
+    task acquired (``task_start``), → message pulled (``input``), → app done
+    (``app``), → reply pushed to the node (``output``), → the node sent it to
+    the SuperLink (``to_link``: its reply poll and the upload)."""
+    steps = [e[i] for e in execs]
+    row["task_start"] = _mean(
+        [e["acquired"] - n[i][1] for e, n in zip(steps, nodes, strict=True)]
+    )
+    row["input"] = _mean([e["pulled"] - e["acquired"] for e in steps])
+    row["app"] = _mean([e["app"] - e["pulled"] for e in steps])
+    row["output"] = _mean([e["pushed"] - e["app"] for e in steps])
+    row["to_link"] = _mean(
+        [n[i][2] - e["pushed"] for e, n in zip(steps, nodes, strict=True)]
+    )
+
+
+#: The timeline's keys, in the order of an exchange.
+TIMELINE_KEYS = (
+    "server", "to_node", "task_start", "input", "app", "output", "to_link",
+    "node", "to_server", "exchange", "wait", "max_wait",
+)  # fmt: skip
+
+
 def timeline(logs: Path, workers: Path, num_nodes: int) -> dict[str, Any] | None:
     r"""Where each exchange's seconds go, from the SuperNodes' DEBUG logs
     and the workers' logs: per exchange (all nodes receive the same
@@ -402,20 +511,36 @@ def timeline(logs: Path, workers: Path, num_nodes: int) -> dict[str, Any] | None
     mean time from the previous exchange's last reply leaving its node to a
     node receiving this message (the server's turnaround plus the
     SuperNode's pull interval). ``None`` when the nodes saw different
-    sequences (a lost node)."""
+    sequences (a lost node).
+
+    With the ServerApp's DEBUG lines in ``flwr-run.log`` (one per exchange:
+    push time, each reply's pull time) a row also has ``server``,
+    ``to_node``, ``to_server`` and ``exchange`` (:func:`_server_steps`); with
+    the executor's DEBUG lines in ``exec{k}.log``, ``task_start``, ``input``,
+    ``app``, ``output`` and ``to_link`` (:func:`_executor_steps`). All are
+    seconds, means over the nodes."""
     import re
 
     nodes = [_node_exchanges(logs / f"node{k}.log") for k in range(num_nodes)]
     if not nodes or len({len(n) for n in nodes}) != 1 or not nodes[0]:
         return None
+    count = len(nodes[0])
     handled = re.compile(r"message done: handled in ([0-9.]+) s")
     apps = [
         [float(m.group(1)) for m in handled.finditer(p.read_text(errors="replace"))]
         for p in sorted(workers.glob("*.log"))
     ] if workers.is_dir() else []  # fmt: skip
-    apps = [a for a in apps if len(a) == len(nodes[0])]
+    apps = [a for a in apps if len(a) == count]
+    server = _json_lines(logs / "flwr-run.log", "[fedgraph] exchange ")
+    ids = [_node_id(logs / f"node{k}.log") for k in range(num_nodes)]
+    with_server = len(server) == count and None not in ids
+    execs = [
+        _json_lines(logs / f"exec{k}.log", "fedgraph executor: task ")
+        for k in range(num_nodes)
+    ]
+    with_exec = all(len(e) == count for e in execs)
     rows = []
-    for i in range(len(nodes[0])):
+    for i in range(count):
         kinds = {n[i][0] for n in nodes}
         row: dict[str, Any] = {"message": "/".join(sorted(kinds))}
         row["node"] = sum(n[i][2] - n[i][1] for n in nodes) / num_nodes
@@ -425,6 +550,10 @@ def timeline(logs: Path, workers: Path, num_nodes: int) -> dict[str, Any] | None
             waits = [n[i][1] - last for n in nodes]
             row["wait"] = sum(waits) / num_nodes
             row["max_wait"] = max(waits)
+        if with_server:
+            _server_steps(row, i, server, nodes, ids)
+        if with_exec:
+            _executor_steps(row, i, execs, nodes)
         rows.append(row)
     summary: dict[str, Any] = {}
     for kind in sorted({r["message"] for r in rows}):
@@ -434,7 +563,7 @@ def timeline(logs: Path, workers: Path, num_nodes: int) -> dict[str, Any] | None
             **{
                 key: sum(r[key] for r in mine if r.get(key) is not None)
                 / max(1, sum(r.get(key) is not None for r in mine))
-                for key in ("node", "app", "wait", "max_wait")
+                for key in TIMELINE_KEYS
                 if any(r.get(key) is not None for r in mine)
             },
         }
@@ -478,6 +607,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     if not rgcn:
         config.update({"eval-every": 1, "patience": 0})
+    if args.node_poll is not None:
+        config["pull-backoff"] = 0.05
     killing = args.kill_client is not None
     if killing:
         config["accept-failures"] = True
@@ -520,6 +651,7 @@ def main(argv: list[str] | None = None) -> int:
 
                 threading.Timer(args.restart_after, restart).start()
 
+    load_start = os.getloadavg()  # a shared machine: the load beside the run
     t0 = time.monotonic()
     flwr_rc = -1
     try:
@@ -579,6 +711,8 @@ def main(argv: list[str] | None = None) -> int:
         "nodes": num_nodes,
         "tls": bool(args.tls),
         "clientapp": args.clientapp,
+        "node_poll": args.node_poll,
+        "load_average": {"start": load_start, "end": os.getloadavg()},
         "deployment": deployment,
         "simulation": simulation,
         "seconds_per_round": {

@@ -107,7 +107,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     from fedgraph.cli.privacy_options import add_privacy_arguments
 
     add_privacy_arguments(p)  # --record-uploads, --dp-*, --secagg, --private-alignment
-    p.set_defaults(func=run)
+    from fedgraph.cli.family_options import option_defaults
+
+    # what ``run`` compares with: an option another family reads is refused
+    p.set_defaults(func=run, family_option_defaults=option_defaults(p))
 
 
 def _add_data(p: argparse.ArgumentParser) -> None:
@@ -321,7 +324,7 @@ def _add_run(p: argparse.ArgumentParser) -> None:
         default="cpu",
         help="where clients train and rank, e.g. cuda (default: cpu); the samples "
         "are drawn on the CPU, so a run may resume on another device (--model "
-        "text: cpu only)",
+        "rgcn, --model text: cpu only)",
     )
     p.add_argument(
         "--threads", type=count, default=0, help="torch threads (0: default)"
@@ -403,8 +406,11 @@ def _is_run(out: Path) -> bool:
 def run(args: argparse.Namespace) -> int:
     r"""``fedgraph train``: checks everything, then trains (a baseline or a
     federated algorithm) and writes the run's folder."""
+    from fedgraph.cli.family_options import check_family_options
+
     args.data = dataset_argument(args)
     family = _family(args)
+    check_family_options(args, family, getattr(args, "family_option_defaults", {}))
     for key, value in FAMILY_DEFAULTS[family].items():
         if getattr(args, key, None) is None:
             setattr(args, key, value)
@@ -524,7 +530,7 @@ def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
             registry.get(algorithm, family).parse(extra)
     except ValueError as exc:
         raise ValueError(f"`--set`: {exc}") from None
-    if _privacy(args).active and (algorithm in BASELINES or family == "text"):
+    if _privacy(args).active and algorithm in BASELINES:
         raise ValueError(
             f"the privacy options apply to the federated KGE algorithms, not "
             f"{algorithm}"

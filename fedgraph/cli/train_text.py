@@ -95,7 +95,8 @@ def text_settings(args: argparse.Namespace) -> Any:
 
 def check_text_args(args: argparse.Namespace, algorithm: str) -> None:
     r"""The checks of the text family that need no data (``--out``, the
-    names and ``--set`` are checked with the other families')."""
+    names, ``--set`` and the options of other families are checked with the
+    other families')."""
     from fedgraph.federated.text.setup import default_encoder
 
     if algorithm == "fedmkgc" and args.fraction != 1.0:
@@ -103,11 +104,6 @@ def check_text_args(args: argparse.Namespace, algorithm: str) -> None:
             f"`--fraction {args.fraction}`: fedmkgc trains one client per round in "
             "an agreed order, so every client must be sampled (use 1.0, or "
             "fedmkgcparallel for m clients per round)"
-        )
-    if args.selection != "weighted":
-        raise ValueError(
-            f"`--selection {args.selection}` applies to the KGE algorithms; the "
-            "text family tests every client at the best weighted round"
         )
     if str(args.device).lower() != "cpu":
         raise ValueError(
@@ -196,6 +192,26 @@ def text_record(args: argparse.Namespace, algorithm: str) -> dict[str, Any]:
     }
 
 
+def _as_recorded_languages(
+    args: argparse.Namespace, given: dict[str, Any]
+) -> dict[str, Any]:
+    r"""``given`` as ``--resume`` compares it with the recorded run: the
+    default ``--languages`` (all of DATASET's, in its order) and the same
+    languages written out in that order are one setting, so ``languages``
+    takes the recorded spelling when the run's clients are the same (and
+    the written-out list when they differ, to name it in the error)."""
+    from fedgraph.runtime.fedmkgc_runner import dataset_languages
+    from fedgraph.runtime.run_record import recorded_settings
+
+    recorded = recorded_settings(args.out) or {}
+    mine, theirs = given["languages"], recorded.get("languages")
+    if "languages" not in recorded or (mine is None) == (theirs is None):
+        return given  # the same spelling: compared as they are
+    ran = theirs if theirs is not None else recorded.get("client_languages")
+    asked = mine or dataset_languages(args.data, args.root, "DATASET")
+    return {**given, "languages": theirs if list(asked) == ran else list(asked)}
+
+
 def train_text(args: argparse.Namespace, algorithm: str) -> int:
     r"""``fedgraph train --model text`` after the common checks."""
     from fedgraph.runtime.run_record import check_resume
@@ -203,7 +219,7 @@ def train_text(args: argparse.Namespace, algorithm: str) -> int:
     check_text_args(args, algorithm)
     given = text_record(args, algorithm)
     if args.resume:
-        check_resume(args.out, given)
+        check_resume(args.out, _as_recorded_languages(args, given))
         from fedgraph.cli.train import _report_finished
 
         if _report_finished(args, algorithm):

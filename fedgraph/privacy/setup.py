@@ -185,7 +185,31 @@ def add_privacy_report(results: Path, report: dict[str, Any]) -> None:
 
 
 # ------------------------------------------------------------------ CLI
+def _unused_options(args: argparse.Namespace) -> list[str]:
+    r"""Options given a value that only another (absent) option would use."""
+    base = PrivacySettings()
+    unused = []
+    if not args.dp_epsilon:
+        unused += [
+            f"`--dp-{k}` without `--dp-epsilon`"
+            for k in ("delta", "clip")
+            if getattr(args, f"dp_{k}") != getattr(base, f"dp_{k}")
+        ]
+    if not args.secagg and args.secagg_neighbours != base.secagg_neighbours:
+        unused.append("`--secagg-neighbours` without `--secagg`")
+    return unused
+
+
 def settings_from_args(args: argparse.Namespace) -> PrivacySettings:
+    r"""The privacy settings of ``fedgraph train``'s options.
+
+    Raises:
+        ValueError: for a value out of range, or an option that would go
+            unused (``--dp-clip`` without ``--dp-epsilon``).
+    """
+    unused = _unused_options(args)
+    if unused:
+        raise ValueError(f"privacy options: {'; '.join(unused)} has no effect")
     try:
         return PrivacySettings(
             record_uploads=args.record_uploads,

@@ -100,6 +100,23 @@ def test_user_errors_exit_2(tmp_path, capsys):
     assert "either" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "extra, named",
+    [
+        (["--dp-clip", "2"], "`--dp-clip` without `--dp-epsilon`"),
+        (["--dp-delta", "1e-6"], "`--dp-delta` without `--dp-epsilon`"),
+        (["--secagg-neighbours", "2"], "`--secagg-neighbours` without `--secagg`"),
+    ],
+)
+def test_an_option_that_would_go_unused_exits_2(tmp_path, capsys, extra, named):
+    rc, out = _train(tmp_path, "unused", *extra)
+    err = capsys.readouterr().err
+    assert rc == 2 and not out.exists()
+    assert (
+        named in err and "has no effect" in err and len(err.strip().splitlines()) == 1
+    )
+
+
 def test_dp_run_resumes_with_its_privacy_spent(tmp_path):
     rc, out = _train(
         tmp_path,

@@ -338,3 +338,23 @@ def test_train_cli_batched_errors_before_writing(tmp_path, capsys, algorithm, me
     assert main(argv) == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--encoder", "bert"], "`--encoder bert` applies to --model text only; "
+         "the KGE models do not read it"),
+        (["--languages", "en"], "`--languages en` applies to --model text only"),
+        (["--num-bases", "4"], "`--num-bases 4` applies to --model rgcn only"),
+        (["--clients", "3"], "`--clients 3` applies to --model rgcn only"),
+    ],
+)  # fmt: skip
+def test_train_cli_refuses_the_other_families_options(tmp_path, capsys, extra, message):
+    _write_federation(tmp_path / "data")
+    out = tmp_path / "o"
+    argv = ["train", "--data", str(tmp_path / "data"), "--algorithm", "fede"]
+    assert main(argv + extra + ["--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+    assert not out.exists()

@@ -74,6 +74,14 @@ def test_text_run_records_the_family_defaults_and_its_languages(toy, tmp_path, c
         (["--selection", "per-client"], "`--selection per-client` applies to the KGE"),
         (["--set", "mu=1"], "`--set`: Unknown algorithm setting 'mu'"),
         (["--dp-epsilon", "1"], "privacy options apply to the federated KGE"),
+        (["--secagg"], "`--secagg`: the privacy options apply to the federated KGE "
+         "algorithms; --model text does not read them"),
+        (["--dim", "8"], "`--dim 8` applies to the KGE models and --model rgcn "
+         "only; --model text does not read it (leave it out)"),
+        (["--num-negatives", "4"], "`--num-negatives 4` applies to the KGE models "
+         "only"),
+        (["--loss", "nssa"], "`--loss nssa` applies to the KGE models only"),
+        (["--num-bases", "4"], "`--num-bases 4` applies to --model rgcn only"),
         (["--encoder", "/no/such/model"], "`--encoder` '/no/such/model' is not a "
          "language model folder"),
     ],
@@ -104,3 +112,34 @@ def test_train_help_names_the_text_family(capsys):
     for option in ("--encoder", "--languages", "--max-length", "--prefix-tokens",
                    "--rerank-alpha", "--rerank-hops", "--eval-batch-size"):  # fmt: skip
         assert option in text
+
+
+def _snapshot(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "first, then",
+    [([], ["--languages", "en", "it"]), (["--languages", "en", "it"], [])],
+)
+def test_text_resume_takes_the_languages_written_out_as_the_default(
+    toy, tmp_path, capsys, first, then
+):
+    # the toy DATASET's languages are en, it (in its order): the default and
+    # `--languages en it` are one setting; another order or subset is not
+    out = tmp_path / "run"
+    argv = _argv(toy, out, "fedmkgcparallel", *FAST)
+    assert main(argv + first + ["--stop-after", "1"]) == 0
+    before = _snapshot(out)
+    for other in (["--languages", "it", "en"], ["--languages", "en"]):
+        assert main(argv + other + ["--resume"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1
+        assert "trained with other settings (languages " in err
+        assert f"-> {other[1:]!r}" in err
+        assert _snapshot(out) == before
+    assert main(argv + then + ["--resume"]) == 0
+    doc = json.loads((out / "results.json").read_text())
+    assert [h["round"] for h in doc["history"]] == [1, 2]
+    assert doc["settings"]["client_languages"] == ["en", "it"]

@@ -149,3 +149,84 @@ def test_the_timeline_splits_each_exchange_into_node_app_and_wait(tmp_path):
     # nodes that saw different sequences (a lost node) give no timeline
     (logs / "node1.log").write_text("")
     assert bench.timeline(logs, workers, 2) is None
+
+
+def test_the_timeline_adds_the_server_and_executor_steps(tmp_path):
+    # One node, two exchanges; the ServerApp's and the executor's DEBUG lines
+    # (epoch seconds) beside the node's log (local time stamps).
+    import datetime
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "flower_deploy", ROOT / "benchmarks" / "flower_deploy.py"
+    )
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    t0 = datetime.datetime(2026, 1, 1, 10, 0, 0).timestamp()
+
+    def stamp(dt: float) -> str:
+        when = datetime.datetime.fromtimestamp(t0 + dt)
+        return when.strftime("%Y-%m-%d %H:%M:%S,%f")[:-3]
+
+    (logs / "node0.log").write_text(
+        "\n".join(
+            [
+                _flower_line(stamp(0), "SuperNode ID: 77"),
+                _flower_line(stamp(1.0), "Receiving: train message (ID: x)"),
+                _flower_line(stamp(4.0), "Sent successfully"),
+                _flower_line(stamp(5.0), "Receiving: evaluate message (ID: y)"),
+                _flower_line(stamp(6.0), "Sent successfully"),
+            ]
+        )
+    )
+    exchanges = [
+        {"type": "train", "round": 1, "pushed": t0 + 0.5, "replies": {"77": t0 + 4.5}},
+        {"type": "evaluate", "round": 1, "pushed": t0 + 4.75,
+         "replies": {"77": t0 + 6.25}},
+    ]  # fmt: skip
+    (logs / "flwr-run.log").write_text(
+        "".join(f"DEBUG : [fedgraph] exchange {json.dumps(e)}\n" for e in exchanges)
+    )
+    tasks = [
+        {"acquired": 1.25, "pulled": 1.5, "app": 3.5, "pushed": 3.75, "closed": 3.8},
+        {"acquired": 5.0, "pulled": 5.25, "app": 5.5, "pushed": 5.75, "closed": 5.8},
+    ]
+    (logs / "exec0.log").write_text(
+        "".join(
+            "DEBUG : fedgraph executor: task "
+            + json.dumps({k: t0 + v for k, v in t.items()})
+            + "\n"
+            for t in tasks
+        )
+    )
+    train, evaluate = bench.timeline(logs, tmp_path / "no-workers", 1)["exchanges"]
+    assert train == pytest.approx(
+        {"message": "train", "node": 3.0, "to_node": 0.5, "to_server": 0.5,
+         "exchange": 4.0, "task_start": 0.25, "input": 0.25, "app": 2.0,
+         "output": 0.25, "to_link": 0.25},
+        abs=2e-3,
+    )  # fmt: skip
+    assert evaluate["server"] == pytest.approx(0.25, abs=2e-3)  # 4.5 -> 4.75
+    assert evaluate["to_node"] == pytest.approx(0.25, abs=2e-3)
+    assert evaluate["wait"] == pytest.approx(1.0, abs=2e-3)
+
+
+@pytest.mark.slow
+def test_a_deployment_that_waits_for_a_restarted_node_equals_the_simulation(
+    tmp_path,
+):
+    # fedgraph's SuperNode launcher (shorter polls) and executor; client 1's
+    # SuperNode is killed in round 2 and restarted: with wait-for-failed the
+    # server redoes its exchange on the new node, which restored its snapshot.
+    doc = deploy(
+        tmp_path, 9460, "--clientapp", "executor", "--node-poll", "0.2",
+        "--kill-client", "1", "--kill-at-round", "2", "--restart-after", "2",
+        "--set", "wait-for-failed=300.0",
+    )  # fmt: skip
+    assert doc["exit_code"] == 0 and doc["status"]["status"] == "completed"
+    events = [(e["event"], e["client"]) for e in doc["lost_client"]["events"]]
+    assert ("retried", 1) in events and ("rejoined", 1) in events
+    assert doc["same_results"] is True  # failure events aside
+    assert doc["node_poll"] == 0.2

@@ -257,6 +257,10 @@ def test_failure_settings_name_the_key(partition, tmp_path):
         FlowerRunSettings.from_run_config({**cfg, "client-mods": "nope"})
     with pytest.raises(ValueError, match="`accept-failures`"):
         FlowerRunSettings.from_run_config({**cfg, "accept-failures": "yes"})
+    with pytest.raises(ValueError, match="`wait-for-failed` must be non-negative"):
+        FlowerRunSettings.from_run_config({**cfg, "wait-for-failed": -1.0})
+    with pytest.raises(ValueError, match=r"`pull-backoff` must lie in \[0, 60\] s"):
+        FlowerRunSettings.from_run_config({**cfg, "pull-backoff": 90.0})
 
 
 def test_client_mods_from_the_run_config_wrap_every_handler(partition, tmp_path):
@@ -426,3 +430,137 @@ def test_min_available_nodes_waits_for_a_lost_node(partition, tmp_path, monkeypa
     ]
     assert ("rejoined", 1, 3) in events and res.history[2]["clients"] == [0, 1, 2]
     assert "events" not in res.history[3]
+
+
+def _fail_once(grid: LocalGrid, partition_id: int, at_round: int, stage: str):
+    r"""A ``ClientApp`` whose node of ``partition_id`` answers its ``stage``
+    message of ``at_round`` once with an error (the node stays up, its state
+    untouched)."""
+    app = grid.client_app
+    failed: list[int] = []
+
+    def wrapped(message, context):
+        _, control = from_content(message.content)
+        if (
+            not failed
+            and message.metadata.message_type == stage
+            and context.node_config.get("partition-id") == partition_id
+            and control.get(SERVER_ROUND) == at_round
+        ):
+            failed.append(context.node_id)
+            raise RuntimeError("transient failure")
+        return app(message, context)
+
+    grid.client_app = wrapped
+    return failed
+
+
+def _events(history):
+    return [
+        (e["event"], e["client"], e["round"], e.get("stage"))
+        for h in history
+        for e in h.get("events", [])
+    ]
+
+
+def _without_events(history):
+    return [{k: v for k, v in h.items() if k != "events"} for h in history]
+
+
+@pytest.mark.parametrize(
+    "how,stage,extra",
+    [
+        # the node stays up and keeps its state: no snapshot needed
+        ("error", "train", {}),
+        ("error", "evaluate", {}),
+        # a restarted SuperNode restores its snapshot of round 1
+        ("restart", "train", {"checkpoint-dir": "ck", "run-name": "toy"}),
+    ],
+)
+def test_wait_for_failed_redoes_the_exchange_as_in_the_simulation(
+    partition, tmp_path, how, stage, extra
+):
+    _, _, sim = simulate(partition, "fede")
+    out = tmp_path / "out"
+    if "checkpoint-dir" in extra:
+        extra = {**extra, "checkpoint-dir": str(tmp_path / "ck")}
+    cfg = run_config(partition, "fede", out, **{"wait-for-failed": 30.0, **extra})
+    grid = LocalGrid(client_app, _nodes(tmp_path), cfg)
+    if how == "error":
+        hit = _fail_once(grid, partition_id=1, at_round=2, stage=stage)
+    else:
+        hit = _kill(grid, partition_id=1, at_round=2, restart=True)
+    _, res = run_server(grid, cfg)
+    assert hit
+    assert _events(res.history) == [
+        ("failed", 1, 2, stage),
+        ("rejoined", 1, 2, None),
+        ("retried", 1, 2, stage),
+    ]
+    # Every round, the test pass and the ledger are the simulation's.
+    doc = json.loads((out / "results.json").read_text())
+    assert _without_events(_no_seconds(doc["history"])) == _json(
+        _no_seconds(sim.history)
+    )
+    assert doc["weighted"] == sim.test and sim.test
+    assert doc["comm"] == sim.comm
+    assert json.loads((out / "status.json").read_text())["status"] == "completed"
+
+
+def test_wait_for_failed_gives_up_on_a_client_back_with_another_state(
+    partition, tmp_path
+):
+    # No snapshots: the restarted node is back with its initial state, which
+    # cannot redo round 2's training; accept-failures decides.
+    cfg = run_config(partition, "fede", tmp_path / "out", **{"wait-for-failed": 30.0})
+    grid = LocalGrid(client_app, _nodes(tmp_path), cfg)
+    _kill(grid, partition_id=1, at_round=2, restart=True)
+    with pytest.raises(
+        ClientReplyError,
+        match=r"Round 2, 'train': client 1 .*back with its state of round 0, the "
+        r"exchange started from round 1 \(accept-failures is off\)",
+    ):
+        run_server(grid, cfg)
+    cfg["accept-failures"] = True
+    grid = LocalGrid(client_app, _nodes(tmp_path / "again"), cfg)
+    _kill(grid, partition_id=1, at_round=2, restart=True)
+    _, res = run_server(grid, cfg)
+    assert _events(res.history[1:2]) == [
+        ("failed", 1, 2, "train"),
+        ("rejoined", 1, 2, None),
+        ("failed", 1, 2, "retry"),
+    ]
+    # round 2 trained without it; it is back from round 2's validation on
+    _, _, sim = simulate(partition, "fede")
+    assert (
+        res.comm_per_round[2]["messages_up"] == sim.comm_per_round[2]["messages_up"] - 1
+    )
+    assert sorted(res.history[1]["valid_clients"]) == [0, 1, 2]
+
+
+def test_wait_for_failed_stops_after_its_timeout(partition, tmp_path):
+    cfg = run_config(partition, "fede", tmp_path / "out", **{"wait-for-failed": 0.5})
+    grid = LocalGrid(client_app, _nodes(tmp_path), cfg)
+    _kill(grid, partition_id=1, at_round=2, restart=False)  # never back
+    with pytest.raises(
+        ClientReplyError, match=r"Round 2, 'train': client 1 .*SuperNode killed"
+    ):
+        run_server(grid, cfg)
+
+
+def test_status_json_says_running_while_the_server_runs(partition, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "status.json").write_text('{"status": "completed", "error": ""}')  # stale
+    cfg = run_config(partition, "fede", out)
+    grid = LocalGrid(client_app, _nodes(tmp_path), cfg)
+    seen = []
+
+    def app(message, context):
+        seen.append(json.loads((out / "status.json").read_text())["status"])
+        return client_app(message, context)
+
+    grid.client_app = app
+    run_server(grid, cfg)
+    assert seen and set(seen) == {"running"}
+    assert json.loads((out / "status.json").read_text())["status"] == "completed"

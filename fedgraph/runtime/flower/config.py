@@ -63,6 +63,8 @@ LOOP_KEYS = {
     "min-available-nodes": "min_available_nodes",
     "min-fit-nodes": "min_fit_nodes",
     "accept-failures": "accept_failures",
+    "wait-for-failed": "wait_for_failed",
+    "pull-backoff": "pull_backoff",
     "client-mods": "client_mods",
 }
 
@@ -225,6 +227,17 @@ class FlowerRunSettings:
             reply is missing from the aggregate, the failure is recorded in
             the round's ``events``); off: the run stops with an error naming
             the client and round. (default: :obj:`False`)
+        wait_for_failed (float): seconds an exchange waits for a client that
+            failed in it to be reachable again (its node still online, or a
+            restarted SuperNode with its ``partition-id``), has it rejoin and
+            sends it the same message again; then (or when it is back with a
+            state other than the one the exchange started from)
+            ``accept_failures`` decides. ``0``: no waiting. (default: :obj:`0`)
+        pull_backoff (float): seconds before the ``ServerApp`` asks the
+            SuperLink again for an object of a reply whose node has not
+            finished pushing it, doubling (Flower's default: 1 s;
+            :func:`~fedgraph.runtime.flower.polling.shorten_pull_backoff`).
+            ``0``: Flower's. (default: :obj:`0`)
         client_mods (str): comma-separated Flower mods the ``ClientApp``
             applies around every handler
             (:mod:`~fedgraph.runtime.flower.mods`). (default: ``""``)
@@ -259,6 +272,8 @@ class FlowerRunSettings:
     min_available_nodes: int = 0
     min_fit_nodes: int = 0
     accept_failures: bool = False
+    wait_for_failed: float = 0.0
+    pull_backoff: float = 0.0
     client_mods: str = ""
     fusion: FusionSettings | None = None
 
@@ -406,17 +421,24 @@ def check_checkpoint_settings(cfg: Any) -> None:
 def check_failure_settings(cfg: Any) -> None:
     r"""Checks the failure and mod settings shared by the KGE and Fed-RGCN
     run configs (``min-available-nodes``, ``min-fit-nodes``,
-    ``client-mods``)."""
+    ``wait-for-failed``, ``pull-backoff``, ``client-mods``)."""
     from fedgraph.runtime.flower.mods import parse_mods
 
     for key, value in (
         ("min-available-nodes", cfg.min_available_nodes),
         ("min-fit-nodes", cfg.min_fit_nodes),
+        ("wait-for-failed", cfg.wait_for_failed),
+        ("pull-backoff", cfg.pull_backoff),
     ):
         if value < 0:
             raise ValueError(
                 f"Run-config key `{key}` must be non-negative (got {value})"
             )
+    if cfg.pull_backoff > 60:
+        raise ValueError(
+            f"Run-config key `pull-backoff` must lie in [0, 60] s (got "
+            f"{cfg.pull_backoff})"
+        )
     if cfg.num_clients and cfg.min_fit_nodes > cfg.num_clients:
         raise ValueError(
             f"Run-config key `min-fit-nodes` ({cfg.min_fit_nodes}) exceeds "
@@ -434,6 +456,7 @@ def transport_kwargs(cfg: Any) -> dict[str, Any]:
         "accept_failures": cfg.accept_failures,
         "min_fit_nodes": cfg.min_fit_nodes,
         "min_available_nodes": cfg.min_available_nodes,
+        "wait_for_failed": cfg.wait_for_failed,
     }
 
 

@@ -36,8 +36,9 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib
+import json
 import time
-from logging import ERROR, INFO, WARNING
+from logging import DEBUG, ERROR, INFO, WARNING
 from typing import Any
 
 
@@ -68,6 +69,11 @@ class Executor:
         root_certificates (str, optional): CA file for a TLS Runtime API.
         poll_interval (float, optional): seconds between two task requests
             when idle. (default: :obj:`0.05`)
+        pull_backoff (float, optional): seconds before asking the node
+            again for an object of a message it has not finished receiving
+            (doubling; Flower's default is 1 s:
+            :func:`~fedgraph.runtime.flower.polling.shorten_pull_backoff`, set
+            for this whole process). ``None``: Flower's. (default: :obj:`0.05`)
     """
 
     def __init__(
@@ -77,8 +83,14 @@ class Executor:
         insecure: bool = True,
         root_certificates: str | None = None,
         poll_interval: float = 0.05,
+        pull_backoff: float | None = 0.05,
     ) -> None:
         self.steps = _flower_steps()
+        if pull_backoff is not None:
+            # the node lists a message before it has pulled its objects
+            from fedgraph.runtime.flower.polling import shorten_pull_backoff
+
+            shorten_pull_backoff(pull_backoff)
         self.runtime_api = runtime_api
         self.insecure = insecure
         self.root_certificates = root_certificates
@@ -124,12 +136,44 @@ class Executor:
             self._apps[fab.hash_str] = app
         return self._apps[fab.hash_str]
 
-    def run_task(self, token: str) -> None:
-        r"""One ClientApp task: Flower's ``flwr-clientapp`` steps, in this
-        process."""
+    def _handle(self, message: Any, context: Any, run: Any, fab: Any) -> tuple:
+        r"""Runs the app on ``message`` with the client state this process
+        keeps for the node; ``context.state`` (what goes back to the
+        SuperNode) is emptied. Returns the reply (an error reply when the app
+        raised, as ``flwr-clientapp`` answers), the task's status and details."""
         from flwr.app import Context, Message, RecordDict
         from flwr.app.error import Error
         from flwr.common.constant import ErrorCode, SubStatus
+        from flwr.supercore import log
+
+        key = (int(context.run_id), int(context.node_id))
+        node_context = Context(
+            run_id=context.run_id,
+            node_id=context.node_id,
+            node_config=context.node_config,
+            state=context.state,
+            run_config=context.run_config,
+        )
+        held = self.states.get(key)
+        if held is not None:
+            node_context.state = held
+        context.state = RecordDict()  # what goes back to the SuperNode
+        try:
+            reply = self._app(run, fab)(message=message, context=node_context)
+            self.states.put(key, node_context.state)
+            return reply, SubStatus.COMPLETED, ""
+        except Exception as exc:  # the node's error reply, as flwr-clientapp
+            self.states.forget(key)
+            log(ERROR, "ClientApp raised an exception", exc_info=exc)
+            reason = str(type(exc)) + ":<'" + str(exc) + "'>"
+            error = Error(code=ErrorCode.CLIENT_APP_RAISED_EXCEPTION, reason=reason)
+            return Message(error, reply_to=message), SubStatus.FAILED, reason
+
+    def run_task(self, token: str) -> None:
+        r"""One ClientApp task: Flower's ``flwr-clientapp`` steps, in this
+        process. Logs at DEBUG when each step ended (epoch seconds: task
+        acquired, message pulled, app done, reply pushed, task closed)."""
+        from flwr.common.constant import SubStatus
         from flwr.supercore import log
         from flwr.supercore.heartbeat import (
             HeartbeatSender,
@@ -148,44 +192,25 @@ class Executor:
         heartbeat.start()
         context = None
         status, details = SubStatus.FAILED, "ClientApp task failed"
+        steps = {"acquired": time.time()}
         try:
             message, context, run, fab = self.steps.pull_task_input(client)
-            key = (int(context.run_id), int(context.node_id))
-            node_context = Context(
-                run_id=context.run_id,
-                node_id=context.node_id,
-                node_config=context.node_config,
-                state=context.state,
-                run_config=context.run_config,
-            )
-            held = self.states.get(key)
-            if held is not None:
-                node_context.state = held
-            context.state = RecordDict()  # what goes back to the SuperNode
-            try:
-                app = self._app(run, fab)
-                reply = app(message=message, context=node_context)
-                self.states.put(key, node_context.state)
-                status, details = SubStatus.COMPLETED, ""
-            except Exception as exc:  # the node's error reply, as flwr-clientapp
-                self.states.forget(key)
-                log(ERROR, "ClientApp raised an exception", exc_info=exc)
-                reason = str(type(exc)) + ":<'" + str(exc) + "'>"
-                details = reason
-                reply = Message(
-                    Error(code=ErrorCode.CLIENT_APP_RAISED_EXCEPTION, reason=reason),
-                    reply_to=message,
-                )
+            steps["pulled"] = time.time()
+            reply, status, details = self._handle(message, context, run, fab)
+            steps["app"] = time.time()
             self.steps.push_message(client, reply, context)
+            steps["pushed"] = time.time()
         finally:
             self.steps.push_task_output(
                 client=client, context=context, sub_status=status, details=details
             )
+            steps["closed"] = time.time()
             if heartbeat.is_running:
                 heartbeat.stop()
             client.close()
         self.states.save()
         self.tasks += 1
+        log(DEBUG, "fedgraph executor: task %s", json.dumps(steps))
 
     def serve(self, max_tasks: int | None = None) -> None:
         r"""Asks for tasks until ``max_tasks`` have run (``None``: forever)."""
@@ -223,14 +248,24 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--insecure", action="store_true")
     p.add_argument("--root-certificates", default=None)
     p.add_argument("--poll-interval", type=float, default=0.05)
+    p.add_argument(
+        "--pull-backoff",
+        type=float,
+        default=0.05,
+        help="seconds before asking the node again for an object it has not "
+        "received yet, doubling (Flower: 1; 0: Flower's) (default: 0.05)",
+    )
     args = p.parse_args(argv)
     if not args.insecure and not args.root_certificates:
         p.error("give --insecure or --root-certificates")
+    if not 0 <= args.pull_backoff <= 60:
+        p.error(f"--pull-backoff must lie in [0, 60] s (got {args.pull_backoff})")
     Executor(
         args.runtime_api,
         insecure=args.insecure,
         root_certificates=args.root_certificates,
         poll_interval=args.poll_interval,
+        pull_backoff=args.pull_backoff or None,
     ).serve()
 
 

@@ -69,6 +69,8 @@ KEYS = {
     "min-available-nodes": "min_available_nodes",
     "min-fit-nodes": "min_fit_nodes",
     "accept-failures": "accept_failures",
+    "wait-for-failed": "wait_for_failed",
+    "pull-backoff": "pull_backoff",
     "client-mods": "client_mods",
 }
 
@@ -105,6 +107,9 @@ class RGCNRunSettings:
         min_available_nodes, min_fit_nodes, accept_failures, client_mods:
             failure handling and mods, as in
             :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
+        wait_for_failed, pull_backoff: waiting for a failed client and
+            Flower's object-pull retry, as in
+            :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
     """
 
     data: str
@@ -127,6 +132,8 @@ class RGCNRunSettings:
     min_available_nodes: int = 0
     min_fit_nodes: int = 0
     accept_failures: bool = False
+    wait_for_failed: float = 0.0
+    pull_backoff: float = 0.0
     client_mods: str = ""
 
     @classmethod

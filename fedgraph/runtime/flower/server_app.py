@@ -142,10 +142,17 @@ def run_server(
     needs. The run config's failure settings (``accept-failures``,
     ``min-fit-nodes``, ``min-available-nodes``) decide whether a round goes
     on without a failed client; a run that stops writes ``OUT/status.json``
-    with the error (a finished one: ``{"status": "completed"}``) and raises."""
+    with the error (a finished one: ``{"status": "completed"}``, one under way:
+    ``"running"``) and raises."""
     cfg = parse(run_config)
     if cfg.threads > 0:
         torch.set_num_threads(cfg.threads)
+    if getattr(cfg, "pull_backoff", 0.0) > 0:
+        from fedgraph.runtime.flower.polling import shorten_pull_backoff
+
+        shorten_pull_backoff(cfg.pull_backoff)
+    if cfg.out:  # a status left by an earlier run in `out` is no longer true
+        write_status(cfg.out, "running")
     try:
         return _run(grid, cfg, build_strategy, progress, stop_after, alignment)
     except Exception as exc:
@@ -155,9 +162,9 @@ def run_server(
 
 
 def write_status(out: str | os.PathLike[str], status: str, error: str = "") -> Path:
-    r"""``OUT/status.json``: ``{"status": "completed" | "failed", "error"}``,
-    written atomically; launchers read it for their exit code (``flwr run``
-    itself exits 0 when the ``ServerApp`` fails)."""
+    r"""``OUT/status.json``: ``{"status": "running" | "completed" | "failed",
+    "error"}``, written atomically; launchers read it for their exit code
+    (``flwr run`` itself exits 0 when the ``ServerApp`` fails)."""
     from fedgraph.data.io import atomic_write_json
 
     path = Path(out) / "status.json"

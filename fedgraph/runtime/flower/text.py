@@ -80,6 +80,8 @@ KEYS = {
     "min-available-nodes": "min_available_nodes",
     "min-fit-nodes": "min_fit_nodes",
     "accept-failures": "accept_failures",
+    "wait-for-failed": "wait_for_failed",
+    "pull-backoff": "pull_backoff",
     "client-mods": "client_mods",
     "checkpoint-dir": "checkpoint_dir",
     "resume": "resume",
@@ -124,6 +126,7 @@ class TextRunSettings:
         reply_timeout, connect_timeout, num_clients, min_available_nodes: as
             in :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
         min_fit_nodes, accept_failures, client_mods: the same.
+        wait_for_failed, pull_backoff: the same.
         checkpoint_dir, resume, run_name: checkpoints on the server and every
             node, and resuming from them, as in
             :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
@@ -157,6 +160,8 @@ class TextRunSettings:
     min_available_nodes: int = 0
     min_fit_nodes: int = 0
     accept_failures: bool = False
+    wait_for_failed: float = 0.0
+    pull_backoff: float = 0.0
     client_mods: str = ""
     checkpoint_dir: str = ""
     resume: bool = False

@@ -3,11 +3,13 @@ r"""The :class:`~fedgraph.runtime.Transport` over a Flower
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fedgraph.federated.payload import Payload
+from fedgraph.runtime.flower.failures import FailureHandling
 from fedgraph.runtime.flower.protocol import (
     BEST_ROUND,
     CHECKPOINT,
@@ -15,8 +17,6 @@ from fedgraph.runtime.flower.protocol import (
     FUSE,
     PARTITION_ID,
     REGISTER,
-    REJOIN_ROUND,
-    RESTORED_ROUND,
     RESUME_ROUND,
     SERVER_ROUND,
     SNAPSHOT,
@@ -29,7 +29,22 @@ from fedgraph.runtime.flower.protocol import (
 from fedgraph.runtime.transport import Transport
 
 
-class GridTransport(Transport):
+def _log_timing(
+    message_type: str, server_round: int, pushed: float, arrived: Mapping[int, float]
+) -> None:
+    r"""One DEBUG line per exchange (``FLWR_LOG_LEVEL=DEBUG``): when the
+    messages were pushed and each node's reply pulled, in epoch seconds
+    (``benchmarks/flower_deploy.py --timeline`` reads it)."""
+    from logging import DEBUG
+
+    from flwr.common.logger import log
+
+    line = {"type": message_type, "round": server_round, "pushed": pushed}
+    line["replies"] = {str(n): t for n, t in sorted(arrived.items())}
+    log(DEBUG, "[fedgraph] exchange %s", json.dumps(line))
+
+
+class GridTransport(FailureHandling, Transport):
     r"""Sends fedgraph payloads to the SuperNodes of a Flower ``Grid``.
 
     Flower node ids are random; clients are known by the ``partition-id``
@@ -55,6 +70,19 @@ class GridTransport(Transport):
     of a checkpointed run, else starts from its initial state). Every
     failure, skip and rejoin is an event of :meth:`pop_events`.
 
+    With ``wait_for_failed`` an exchange first waits for each failed client
+    to be reachable again (its node still online, or a restarted SuperNode
+    with its ``partition-id``), has it rejoin and sends it the same message
+    again (event ``"retried"``), so that the round ends with every reply, as
+    if nothing had failed, provided the client came back with the state the
+    exchange started from (the state of its last training round: kept by a
+    node that stayed up, or restored from the snapshot of a checkpointed
+    run). A client back with another state misses the exchange and takes
+    part again from the next one; one not back within ``wait_for_failed``
+    seconds stays lost; either way ``accept_failures`` decides as above
+    whether the exchange goes on without it. The retried message is not
+    counted again in the communication ledger.
+
     Args:
         grid (flwr.serverapp.Grid): the grid of the running ``ServerApp``.
         num_clients (int): SuperNodes to wait for; each must report a
@@ -78,6 +106,9 @@ class GridTransport(Transport):
             (``0``: do not wait). (default: :obj:`0`)
         poll_interval (float, optional): seconds between two checks for
             replies. (default: :obj:`0.1`)
+        wait_for_failed (float, optional): seconds an exchange waits for a
+            failed client to come back and answer the same message again
+            (``0``: no waiting). (default: :obj:`0`)
     """
 
     def __init__(
@@ -92,6 +123,7 @@ class GridTransport(Transport):
         min_fit_nodes: int = 0,
         min_available_nodes: int = 0,
         poll_interval: float = 0.1,
+        wait_for_failed: float = 0.0,
     ) -> None:
         if num_clients < 0:
             raise ValueError(f"`num_clients` must be non-negative (got {num_clients})")
@@ -108,11 +140,15 @@ class GridTransport(Transport):
         self.min_fit_nodes = int(min_fit_nodes)
         self.min_available_nodes = int(min_available_nodes)
         self.poll_interval = float(poll_interval)
+        self.wait_for_failed = float(wait_for_failed)
+        #: client id -> the round of its last training reply (0: registered)
+        self.trained: dict[int, int] = {}
         #: client id -> the round in which it was lost (until it rejoins)
         self.lost: dict[int, int] = {}
         #: client id -> the last round of an exchange it answered
         self.last_ok: dict[int, int] = {}
         self._events: list[dict[str, Any]] = []
+        self._reasons: dict[int, str] = {}  # client id -> why it failed last
         self._probed: set[int] = set()  # nodes asked for their partition id
         self._returning: dict[int, int] = {}  # client id -> its new node id
         self._registered = False
@@ -164,7 +200,9 @@ class GridTransport(Transport):
         offline, or whose client reconnects on a new node, fail at once."""
         if not contents:
             return {}, {}
+        pushed = time.time()
         pending = self._messages(message_type, server_round, contents)
+        arrived: dict[int, float] = {}  # node id -> epoch seconds of its reply
         replies: dict[int, Any] = {}
         failed: dict[int, str] = {}
         deadline = (
@@ -178,6 +216,7 @@ class GridTransport(Transport):
                 node = pending.pop(reply.metadata.reply_to_message_id, None)
                 if node is None:
                     continue
+                arrived[node] = time.time()
                 if reply.has_error():
                     failed[node] = f"{reply.error.reason} (code {reply.error.code})"
                 else:
@@ -203,29 +242,8 @@ class GridTransport(Transport):
                         )
                         del pending[mid]
             time.sleep(self.poll_interval)
+        _log_timing(message_type, server_round, pushed, arrived)
         return replies, failed
-
-    def _probe_new_nodes(self, online: set[int], server_round: int) -> dict[int, int]:
-        r"""Asks connected nodes never seen before for their partition id;
-        a client that reconnects on a new node is noted to rejoin at the
-        next exchange. Returns old node id → new node id for those."""
-        known = set(self.nodes.values()) | self._probed
-        new = sorted(online - known)
-        if not new:
-            return {}
-        self._probed.update(new)
-        from fedgraph.runtime.flower.protocol import ALIGN
-
-        replies, _ = self._send(
-            ALIGN, server_round, {n: to_content(Payload(), {}) for n in new}
-        )
-        replaced: dict[int, int] = {}
-        for node, reply in replies.items():
-            cid = from_content(reply.content)[1].get(PARTITION_ID)
-            if isinstance(cid, int) and cid in self.nodes:
-                self._returning[cid] = node
-                replaced[self.nodes[cid]] = node
-        return replaced
 
     def _who(self, node: int) -> str:
         for c, n in self.nodes.items():
@@ -245,139 +263,6 @@ class GridTransport(Transport):
             out[CHECKPOINT] = True
         return out
 
-    def _rejoin(self, server_round: int) -> None:
-        r"""Lets clients whose SuperNode reconnected rejoin before this
-        exchange."""
-        if not self._registered:
-            return
-        self._probe_new_nodes(set(self._online()), server_round)
-        if not self._returning:
-            return
-        back = dict(self._returning)
-        self._returning.clear()
-        contents = {
-            node: to_content(
-                Payload(),
-                self._control(
-                    server_round, c, **{REJOIN_ROUND: self.last_ok.get(c, 0)}
-                ),
-            )
-            for c, node in back.items()
-        }
-        replies, failed = self._send(REGISTER, server_round, contents)
-        for c, node in back.items():
-            if node in replies:
-                control = from_content(replies[node].content)[1]
-                self.nodes[c] = node
-                self.lost.pop(c, None)
-                self._events.append(
-                    {
-                        "event": "rejoined",
-                        "client": c,
-                        "round": server_round,
-                        "node": node,
-                        "restored_round": int(control.get(RESTORED_ROUND, 0)),
-                    }
-                )
-            else:
-                self._events.append(
-                    {
-                        "event": "failed",
-                        "client": c,
-                        "round": server_round,
-                        "stage": "rejoin",
-                        "reason": failed.get(node, "no reply"),
-                    }
-                )
-
-    def _wait_for_available(self, server_round: int) -> None:
-        r"""``min_available_nodes``: waits for lost clients to rejoin."""
-        need = min(self.min_available_nodes, len(self.nodes))
-        deadline = time.monotonic() + self.connect_timeout
-        while len(self.nodes) - len(self.lost) < need:
-            if time.monotonic() >= deadline:
-                raise ClientReplyError(
-                    f"Round {server_round}: {len(self.nodes) - len(self.lost)} "
-                    f"clients connected, min-available-nodes is {need} (lost: "
-                    + ", ".join(
-                        f"client {c} in round {r}" for c, r in sorted(self.lost.items())
-                    )
-                    + f"; waited {self.connect_timeout:.0f} s); the run stops."
-                )
-            time.sleep(1.0)
-            self._rejoin(server_round)
-
-    def _skip_lost(
-        self, payloads: Mapping[int, Payload], server_round: int, message_type: str
-    ) -> list[int]:
-        r"""The clients to send to: those not lost (the lost ones are logged
-        as skipped)."""
-        reach = [c for c in payloads if c not in self.lost]
-        for c in payloads:
-            if c in self.lost:
-                self._events.append(
-                    {
-                        "event": "skipped",
-                        "client": c,
-                        "round": server_round,
-                        "stage": message_type,
-                        "reason": f"lost in round {self.lost[c]}, not back yet",
-                    }
-                )
-        return reach
-
-    def _record_failures(
-        self, failed: Mapping[int, str], server_round: int, message_type: str
-    ) -> None:
-        r"""Marks the clients of the ``failed`` nodes lost this round, logged."""
-        by_node = {n: c for c, n in self.nodes.items()}
-        for node, reason in sorted(failed.items()):
-            c = by_node[node]
-            self.lost[c] = server_round
-            self._events.append(
-                {
-                    "event": "failed",
-                    "client": c,
-                    "round": server_round,
-                    "stage": message_type,
-                    "node": node,
-                    "reason": reason,
-                }
-            )
-
-    def _check_missing(
-        self,
-        payloads: Mapping[int, Payload],
-        answered: list[int],
-        failed: Mapping[int, str],
-        server_round: int,
-        message_type: str,
-    ) -> None:
-        r"""Stops the run when a client did not answer, unless failures are
-        accepted and enough answered (``min-fit-nodes`` for training)."""
-        missing = [c for c in payloads if c not in answered]
-        if missing:
-            need = max(1, self.min_fit_nodes) if message_type == TRAIN else 1
-            if not self.accept_failures or len(answered) < need:
-                why = "; ".join(
-                    f"{self._who(self.nodes[c])}: "
-                    + (
-                        failed[self.nodes[c]]
-                        if self.nodes[c] in failed
-                        else f"lost in round {self.lost[c]}"
-                    )
-                    for c in missing
-                )
-                policy = (
-                    "accept-failures is off"
-                    if not self.accept_failures
-                    else f"{len(answered)} replies, fewer than min-fit-nodes {need}"
-                )
-                raise ClientReplyError(
-                    f"Round {server_round}, '{message_type}': {why} ({policy}); "
-                    "the run stops."
-                )
-
     def _exchange(
         self,
         message_type: str,
@@ -388,6 +273,7 @@ class GridTransport(Transport):
         unknown = [c for c in payloads if c not in self.nodes]
         if unknown:
             raise ClientReplyError(f"Clients {unknown} never registered")
+        self._reasons = {}  # failures of this exchange only
         self._rejoin(server_round)
         if message_type == TRAIN and self.min_available_nodes:
             self._wait_for_available(server_round)
@@ -404,9 +290,22 @@ class GridTransport(Transport):
             watch=True,
         )
         self._record_failures(failed, server_round, message_type)
+        if failed and self.wait_for_failed > 0:
+            by_node = {n: c for c, n in self.nodes.items()}
+
+            def content(c: int) -> Any:
+                return to_content(payloads[c], self._control(server_round, c, **extra))
+
+            again = self._retry(
+                message_type, server_round, [by_node[n] for n in failed], content
+            )
+            for c, reply in again.items():
+                replies[self.nodes[c]] = reply
         answered = [c for c in reach if self.nodes[c] in replies]
         for c in answered:
             self.last_ok[c] = server_round
+            if message_type == TRAIN:
+                self.trained[c] = server_round
         self._check_missing(payloads, answered, failed, server_round, message_type)
         # In the order of the payloads: the strategy aggregates in this order.
         return {c: from_content(replies[self.nodes[c]].content)[0] for c in answered}
@@ -507,6 +406,8 @@ class GridTransport(Transport):
             absent = sorted(set(range(self.num_clients)) - set(regs))
             raise ClientReplyError(f"No SuperNode registered as clients {absent}")
         self.nodes = {c: regs[c][0] for c in sorted(regs)}
+        if resume_round is None:  # a resumed client's round is its snapshot's
+            self.trained = {c: 0 for c in self.nodes}
         self.num_clients = len(self.nodes)
         self._probed.update(self.nodes.values())
         self._registered = True
