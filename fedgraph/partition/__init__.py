@@ -57,6 +57,7 @@ __all__ = [
     "RandomRelationPartitioner",
     "SpectralRelationPartitioner",
     "DirichletRelationPartitioner",
+    "RDFTypePartitioner",
     "KGShard",
     "FederatedKG",
     "partitioners",
