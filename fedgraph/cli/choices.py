@@ -20,10 +20,12 @@ KGE_MODELS = ("transe", "distmult", "complex", "rotate")
 KGE_LOSSES = ("nssa", "sigmoid-ns", "margin-ranking")
 #: :data:`fedgraph.runtime.loop.SELECTIONS`
 SELECTIONS = ("weighted", "per-client")
+#: :data:`fedgraph.runtime.batched.LOCAL_TRAINING`
+LOCAL_TRAINING = ("sequential", "batched")
 #: :data:`fedgraph.eval.protocol.protocols`, sorted
 EVAL_PROTOCOLS = ("fede", "fedlu")
 #: the partitioners' short names (:func:`fedgraph.cli.partition._strategies`)
-PARTITIONERS = ("relation", "spectral", "rdf-type")
+PARTITIONERS = ("relation", "spectral", "dirichlet", "rdf-type")
 #: :data:`fedgraph.privacy.attacks.ATTACKS` (``fedgraph audit --attack``)
 ATTACKS = ("triple-inference", "membership")
 #: :data:`fedgraph.privacy.record.KEEP` (``fedgraph train --record-uploads``)
@@ -41,6 +43,7 @@ __all__ = [
     "KGE_MODELS",
     "KGE_LOSSES",
     "SELECTIONS",
+    "LOCAL_TRAINING",
     "PARTITIONERS",
     "EVAL_PROTOCOLS",
     "ATTACKS",

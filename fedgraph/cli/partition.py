@@ -3,9 +3,12 @@ r"""``fedgraph partition DATASET --strategy S --clients N --seed S --out DIR``."
 from __future__ import annotations
 
 import argparse
+import inspect
 import time
 from pathlib import Path
+from typing import Any
 
+from fedgraph.cli.choices import PARTITIONERS
 from fedgraph.cli.options import positive
 
 
@@ -35,12 +38,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--strategy",
         required=True,
-        help="partitioner: relation | spectral | rdf-type (or a class name)",
+        help=f"partitioner: {' | '.join(PARTITIONERS)} (or a class name)",
     )
     p.add_argument(
         "--clients", type=positive, required=True, help="number of clients (>= 1)"
     )
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=None,
+        help="Dirichlet concentration of --strategy dirichlet (default: 0.5; "
+        "smaller: more skewed clients)",
+    )
     p.add_argument("--out", required=True, type=Path, help="output folder")
     p.add_argument(
         "--root", default=None, help="raw data root (default: $FEDGRAPH_DATA)"
@@ -56,30 +66,47 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _cli_names(exc: ValueError) -> ValueError:
     # the library names its arguments; the user typed options
-    return ValueError(str(exc).replace("`num_clients`", "`--clients`"))
+    return ValueError(
+        str(exc).replace("`num_clients`", "`--clients`").replace("`alpha`", "`--alpha`")
+    )
+
+
+def _partitioner(args: argparse.Namespace) -> Any:
+    from fedgraph.partition import aliases, partitioners, resolve_partitioner
+    from fedgraph.registry import resolve_class
+
+    cls = resolve_class(
+        args.strategy, partitioners, suffix="Partitioner", aliases=aliases
+    )
+    kwargs = {}
+    if args.alpha is not None:
+        if (
+            not isinstance(cls, type)
+            or "alpha" not in inspect.signature(cls).parameters
+        ):
+            raise ValueError(
+                f"`--alpha` applies to --strategy dirichlet only (got {args.strategy})"
+            )
+        kwargs["alpha"] = args.alpha
+    try:
+        return resolve_partitioner(cls, args.clients, seed=args.seed, **kwargs)
+    except ValueError as exc:
+        raise _cli_names(exc) from None
 
 
 def run(args: argparse.Namespace) -> int:
     from tqdm.auto import tqdm
 
     from fedgraph import data
-    from fedgraph.partition import (
-        describe,
-        format_table,
-        resolve_partitioner,
-        save_partition,
-    )
-    from fedgraph.partition.feasible import check_num_clients, check_shards
+    from fedgraph.partition import describe, format_table, save_partition
+    from fedgraph.partition.feasible import check_shards
     from fedgraph.partition.io import check_replaceable
 
     if args.out.exists() and not args.overwrite:
         raise ValueError(f"`--out` {args.out} exists (pass --overwrite to replace it)")
     if args.out.exists():
         check_replaceable(args.out)
-    try:
-        partitioner = resolve_partitioner(args.strategy, args.clients, seed=args.seed)
-    except ValueError as exc:
-        raise _cli_names(exc) from None
+    partitioner = _partitioner(args)
     steps = ["load", "partition", "save"]
     bar = tqdm(steps, desc="partition", disable=args.quiet, leave=False)
     times = {}
@@ -89,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         if step == "load":
             graph = data.load_dataset(args.dataset, root=args.root)
             try:  # before the work, and before anything is written
-                check_num_clients(args.clients, graph)
+                partitioner.check_feasible(graph)
             except ValueError as exc:
                 raise _cli_names(exc) from None
         elif step == "partition":

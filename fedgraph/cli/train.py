@@ -20,6 +20,7 @@ from fedgraph.cli.choices import (
     EVAL_PROTOCOLS,
     KGE_LOSSES,
     KGE_MODELS,
+    LOCAL_TRAINING,
     SELECTIONS,
     normalized,
 )
@@ -222,6 +223,15 @@ def _add_loop(p: argparse.ArgumentParser) -> None:
         help="test every client at the best weighted validation round, or each "
         "at its own best one among the improving rounds (FedLU's code)",
     )
+    p.add_argument(
+        "--local-training",
+        choices=LOCAL_TRAINING,
+        default="sequential",
+        help="how the round's clients train: one after another, or batched into "
+        "one vectorised computation (KGE clients without loss terms: FedE and "
+        "its aggregation variants; the same steps, equal up to float rounding; "
+        "fastest with many clients on a GPU) (default: sequential)",
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
 
 
@@ -405,6 +415,13 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, key, None) is None:
             setattr(args, key, value)
     algorithm = _check_args(args, family)
+    if args.local_training != "sequential" and (
+        family != "kge" or algorithm in BASELINES
+    ):
+        raise ValueError(
+            f"`--local-training {args.local_training}` applies to federated KGE "
+            f"algorithms (got {algorithm})"
+        )
     if args.threads > 0:
         import torch
 
@@ -713,6 +730,7 @@ def _run_federated(
         CORRUPTIONS[args.corrupt],
         subsampling=not args.no_subsampling,
     )
+    _check_local_training(args, strategy, clients)  # before anything is written
     setup_seconds = time.perf_counter() - t0
     privacy = _privacy(args)
     strategy, clients = privacy_setup.apply_privacy(  # privacy wrappers (if any)
@@ -745,6 +763,7 @@ def _run_federated(
         stop_after=args.stop_after,
         on_round=_progress_writer(args, meta),
         selection=args.selection,
+        local_training=args.local_training,
     )
     meta["wall_seconds_this_call"] = time.perf_counter() - t1
     if not res.test:
@@ -752,6 +771,17 @@ def _run_federated(
         return 0
     _write_and_report(args, algorithm, res, meta, clients, privacy)
     return 0
+
+
+def _check_local_training(
+    args: argparse.Namespace, strategy: Any, clients: Any
+) -> None:
+    r"""Refuses ``--local-training batched`` for clients or loss terms it
+    cannot batch (:func:`~fedgraph.runtime.batched.check_batched_run`)."""
+    if args.local_training == "batched":
+        from fedgraph.runtime.batched import check_batched_run
+
+        check_batched_run(strategy, clients)
 
 
 def _write_and_report(

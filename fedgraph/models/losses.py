@@ -40,6 +40,13 @@ class KGELoss(ABC):
         self, pos: Tensor, neg: Tensor, weight: Tensor | None = None
     ) -> Tensor: ...
 
+    def rows(self, pos: Tensor, neg: Tensor) -> Tensor:
+        r"""The ``[B]`` per-positive losses :math:`l_b` whose weighted mean
+        :math:`\sum_b w_b l_b / \sum_b w_b` is the loss (up to float
+        rounding): what a batch of several clients' positives reduces per
+        client (:func:`~fedgraph.training.batched.train_epochs_batched`)."""
+        raise NotImplementedError(f"{type(self).__name__} has no per-row losses")
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v}" for k, v in vars(self).items())
         return f"{self.__class__.__name__}({args})"
@@ -84,6 +91,11 @@ class NSSALoss(KGELoss):
         neg_term = -(self._neg_weights(neg) * F.logsigmoid(-neg)).sum(dim=1)
         return 0.5 * (_reduce(pos_term, weight) + _reduce(neg_term, weight))
 
+    def rows(self, pos: Tensor, neg: Tensor) -> Tensor:
+        _check(pos, neg)
+        neg_term = -(self._neg_weights(neg) * F.logsigmoid(-neg)).sum(dim=1)
+        return 0.5 * (-F.logsigmoid(pos) + neg_term)
+
 
 class SigmoidNSLoss(NSSALoss):
     r"""Plain negative-sampling loss (FedLU Eq. 7), uniform over negatives:
@@ -118,8 +130,11 @@ class MarginRankingLoss(KGELoss):
         self, pos: Tensor, neg: Tensor, weight: Tensor | None = None
     ) -> Tensor:
         _check(pos, neg)
-        per = F.relu(self.margin - pos[:, None] + neg).mean(dim=1)
-        return _reduce(per, weight)
+        return _reduce(self.rows(pos, neg), weight)
+
+    def rows(self, pos: Tensor, neg: Tensor) -> Tensor:
+        _check(pos, neg)
+        return F.relu(self.margin - pos[:, None] + neg).mean(dim=1)
 
 
 losses: list[type[KGELoss]] = [NSSALoss, SigmoidNSLoss, MarginRankingLoss]

@@ -1,7 +1,7 @@
 r"""Partitioners, client shards, their on-disk format and statistics.
 
 The registry :data:`partitioners` is an explicit list; resolve a name with
-:func:`resolve_partitioner` (``"relation"``, ``"spectral"``, ``"rdf-type"``,
+:func:`resolve_partitioner` (``"relation"``, ``"spectral"``, ``"dirichlet"``, ``"rdf-type"``,
 or any class name, ignoring case, ``-``/``_`` and the ``Partitioner``
 suffix).
 """
@@ -13,6 +13,7 @@ from typing import Any
 from fedgraph.data.shard import FederatedKG, KGShard
 from fedgraph.partition.base import Partitioner, source_checksum
 from fedgraph.partition.benchmarks import benchmark_names, load_benchmark
+from fedgraph.partition.dirichlet import DirichletRelationPartitioner
 from fedgraph.partition.io import (
     PartitionFormatError,
     load_partition,
@@ -29,6 +30,7 @@ from fedgraph.registry import resolve
 partitioners: list[type[Partitioner]] = [
     RandomRelationPartitioner,
     SpectralRelationPartitioner,
+    DirichletRelationPartitioner,
     RDFTypePartitioner,
 ]
 
@@ -38,6 +40,7 @@ aliases: dict[str, type[Partitioner]] = {
     "random": RandomRelationPartitioner,
     "spectral": SpectralRelationPartitioner,
     "cluster": SpectralRelationPartitioner,
+    "dirichlet": DirichletRelationPartitioner,
     "rdf-type": RDFTypePartitioner,
 }
 
@@ -53,6 +56,8 @@ __all__ = [
     "Partitioner",
     "RandomRelationPartitioner",
     "SpectralRelationPartitioner",
+    "DirichletRelationPartitioner",
+    "RDFTypePartitioner",
     "KGShard",
     "FederatedKG",
     "partitioners",

@@ -34,6 +34,15 @@ class Partitioner(ABC):
     def __call__(self, graph: Any) -> Any:
         r"""Partitions ``graph`` and returns the federated dataset."""
 
+    def check_feasible(self, graph: Any) -> None:
+        r"""Raises :class:`ValueError` before any work when ``graph`` cannot
+        give ``num_clients`` clients with training data (default: the bound
+        of :func:`~fedgraph.partition.feasible.max_clients`, i.e. the
+        relations of a KG or the labelled training nodes of an RDF graph)."""
+        from fedgraph.partition.feasible import check_num_clients
+
+        check_num_clients(self.num_clients, graph)
+
     def get_params(self) -> dict[str, Any]:
         r"""The constructor arguments, for metadata and replay."""
         return {"num_clients": self.num_clients, "seed": self.seed}

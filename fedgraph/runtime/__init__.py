@@ -22,9 +22,11 @@ _EXPORTS = {
     "SimulationResult": "result",
     "Transport": "transport",
     "InProcessTransport": "transport",
+    "BatchedKGETransport": "batched",
 }
 
 if TYPE_CHECKING:
+    from fedgraph.runtime.batched import BatchedKGETransport
     from fedgraph.runtime.loop import (
         LoopHooks,
         LoopSettings,
@@ -54,6 +56,7 @@ __all__ = [
     "LoopHooks",
     "Transport",
     "InProcessTransport",
+    "BatchedKGETransport",
     "sample_clients",
     "evaluate_round",
     "evaluate_clients",

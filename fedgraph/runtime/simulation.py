@@ -188,6 +188,7 @@ def run_simulation(
     on_round: Callable[[dict[str, Any]], None] | None = None,
     eval_split: str = "valid",
     selection: str = "weighted",
+    local_training: str = "sequential",
 ) -> SimulationResult:
     r"""Runs a federation in-process with the given strategy and clients.
 
@@ -228,6 +229,12 @@ def run_simulation(
         selection (str, optional): ``"weighted"`` or ``"per-client"`` best
             rounds (see :func:`~fedgraph.runtime.run_federation`).
             (default: :obj:`"weighted"`)
+        local_training (str, optional): ``"sequential"``: each client's
+            ``fit`` in turn; ``"batched"``: the round's KGE clients train as
+            one vectorised computation
+            (:class:`~fedgraph.runtime.batched.BatchedKGETransport`; the same
+            steps, equal up to float rounding; KGE clients without loss
+            terms only). (default: :obj:`"sequential"`)
     """
     if num_rounds < 1:
         raise ValueError(f"`num_rounds` must be positive (got {num_rounds})")
@@ -235,6 +242,7 @@ def run_simulation(
         raise ValueError(f"`eval_every` must be positive (got {eval_every})")
     if resume and checkpoint_dir is None:
         raise ValueError("`resume=True` needs a `checkpoint_dir`")
+    transport = _transport(strategy, clients, local_training)
     save: Callable[[LoopState, bool, list[int]], None] | None = None
     load_best: Callable[[], None] | None = None
     start: LoopState | None = None
@@ -257,7 +265,26 @@ def run_simulation(
         selection=selection,
     )
     hooks = LoopHooks(on_round, start, save, load_best)
-    return run_federation(strategy, InProcessTransport(clients), settings, hooks)
+    return run_federation(strategy, transport, settings, hooks)
+
+
+def _transport(
+    strategy: Strategy, clients: Mapping[int, Client], local_training: str
+) -> Any:
+    from fedgraph.runtime.batched import (
+        LOCAL_TRAINING,
+        BatchedKGETransport,
+        check_batched_run,
+    )
+
+    if local_training not in LOCAL_TRAINING:
+        raise ValueError(
+            f"`local_training` must be one of {LOCAL_TRAINING} (got {local_training!r})"
+        )
+    if local_training == "batched":
+        check_batched_run(strategy, clients)
+        return BatchedKGETransport(clients)
+    return InProcessTransport(clients)
 
 
 __all__ = ["run_simulation", "SimulationResult", "sample_clients", "evaluate_round"]

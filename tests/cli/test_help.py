@@ -49,12 +49,14 @@ def test_cli_choices_are_the_registries():
     from fedgraph.models.kge import models
     from fedgraph.models.losses import losses, resolve_loss
     from fedgraph.registry import normalize_name
+    from fedgraph.runtime.batched import LOCAL_TRAINING
     from fedgraph.runtime.loop import SELECTIONS
 
     assert choices.KGE_ALGORITHMS == tuple(sorted(kge_algorithms))
     assert choices.KGE_MODELS == tuple(normalize_name(m.__name__) for m in models)
     assert [type(resolve_loss(n)) for n in choices.KGE_LOSSES] == losses
     assert choices.SELECTIONS == SELECTIONS
+    assert choices.LOCAL_TRAINING == LOCAL_TRAINING
     assert choices.PARTITIONERS == tuple(_strategies())
     assert choices.EVAL_PROTOCOLS == tuple(sorted(protocols))
 

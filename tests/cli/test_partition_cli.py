@@ -132,3 +132,35 @@ def test_stats_reads_a_published_client_folder_layout(tmp_path, capsys):
     assert [c["entities"] for c in stats["clients"]] == [3, 2]
     assert [c["shared_entities"] for c in stats["clients"]] == [1, 1]
     assert stats["overall"]["overlap"] == [[3, 1], [1, 2]]
+
+
+def _partition(out, *extra):
+    return main(["partition", "toy", "--out", str(out), "--quiet", *extra])
+
+
+def test_dirichlet_makes_more_clients_than_relations(fake_dataset, tmp_path, capsys):
+    out = tmp_path / "d12"
+    args = ["--strategy", "dirichlet", "--clients", "12", "--alpha", "2"]
+    assert _partition(out, *args) == 0
+    meta = json.loads((out / "META.json").read_text())
+    assert meta["partitioner"] == "DirichletRelationPartitioner"
+    assert meta["params"]["alpha"] == 2.0 and meta["num_clients"] == 12 > 8
+
+
+def test_dirichlet_user_errors_write_nothing(fake_dataset, tmp_path, capsys):
+    out = tmp_path / "bad"
+    # --alpha belongs to the Dirichlet partitioner only
+    assert (
+        _partition(out, "--strategy", "relation", "--clients", "2", "--alpha", "1") == 2
+    )
+    assert "`--alpha` applies to --strategy dirichlet" in capsys.readouterr().err
+    assert (
+        _partition(out, "--strategy", "dirichlet", "--clients", "2", "--alpha", "0")
+        == 2
+    )
+    assert "`--alpha` must be a positive number" in capsys.readouterr().err
+    # more clients than triples / min_triples: refused before anything is written
+    assert _partition(out, "--strategy", "dirichlet", "--clients", "400") == 2
+    err = capsys.readouterr().err
+    assert "`--clients`=400" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists() and list(tmp_path.iterdir()) == []

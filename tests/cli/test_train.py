@@ -300,6 +300,46 @@ def test_resume_refuses_another_protocol_or_corruption(tmp_path, capsys, algorit
     assert "corrupt" in capsys.readouterr().err
 
 
+def _small_run(data, out, algorithm, *extra):
+    return [
+        "train", "--data", str(data), "--algorithm", algorithm, "--out", str(out),
+        "--rounds", "2", "--local-epochs", "1", "--dim", "8", "--batch-size", "32",
+        "--num-negatives", "4", "--eval-every", "1", "--lr", "0.01", "--quiet",
+        *extra,
+    ]  # fmt: skip
+
+
+def test_train_cli_batched_local_training_matches_sequential(tmp_path, monkeypatch):
+    monkeypatch.setenv("FEDGRAPH_COMPILE", "0")
+    _write_federation(tmp_path / "fed")
+    docs = {}
+    for mode in ("sequential", "batched"):
+        out = tmp_path / mode
+        argv = _small_run(tmp_path / "fed", out, "fede", "--local-training", mode)
+        assert main(argv) == 0
+        docs[mode] = json.loads((out / "results.json").read_text())
+    a, b = docs["sequential"], docs["batched"]
+    for x, y in zip(a["history"], b["history"], strict=True):
+        assert x["train"]["loss"] == pytest.approx(y["train"]["loss"], rel=1e-5)
+    assert a["weighted"]["mrr"] == pytest.approx(b["weighted"]["mrr"], abs=1e-5)
+
+
+@pytest.mark.parametrize(
+    "algorithm, message",
+    [
+        ("fedprox", "does not support loss terms (ProximalTerm"),
+        ("independent", "applies to federated KGE algorithms (got independent)"),
+    ],
+)
+def test_train_cli_batched_errors_before_writing(tmp_path, capsys, algorithm, message):
+    _write_federation(tmp_path / "fed")
+    out = tmp_path / "o"
+    argv = _small_run(tmp_path / "fed", out, algorithm, "--local-training", "batched")
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()
+
+
 @pytest.mark.parametrize(
     "extra, message",
     [

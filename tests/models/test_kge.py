@@ -93,6 +93,25 @@ def test_candidate_scoring_matches_triple_scoring(cls):
         assert torch.allclose(pos_score, m.score_hrt(h, r, t), atol=1e-5)
 
 
+@pytest.mark.parametrize("p_norm", [1.0, 2.0])
+@pytest.mark.parametrize("cls", models)
+def test_grouped_candidate_scoring_is_per_group_scoring(cls, p_norm):
+    torch.manual_seed(0)
+    kw = {"p_norm": p_norm} if cls is TransE else {}
+    m = cls(10, 5, 8, gamma=9.0, **kw)
+    de, dr = m.entity_embedding.weight.size(1), m.relation_embedding.weight.size(1)
+    head, tail = torch.randn(3, 6, de), torch.randn(3, 6, de)
+    rel, cand = torch.randn(3, 6, dr), torch.randn(3, 4, de)
+    tails = m.score_tails_grouped(head, rel, cand)
+    heads = m.score_heads_grouped(rel, tail, cand)
+    assert tails.shape == heads.shape == (3, 6, 4)
+    for g in range(3):
+        ref_t = m.interaction(head[g][:, None], rel[g][:, None], cand[g][None])
+        ref_h = m.interaction(cand[g][None], rel[g][:, None], tail[g][:, None])
+        assert torch.allclose(tails[g], ref_t, atol=1e-4)
+        assert torch.allclose(heads[g], ref_h, atol=1e-4)
+
+
 @pytest.mark.parametrize("cls", models)
 def test_init_range_repr_and_registry(cls):
     m = cls(10, 5, 16, gamma=10.0, epsilon=2.0)

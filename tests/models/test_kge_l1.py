@@ -131,3 +131,25 @@ def test_l1_gathered_checks_shapes():
         l1_gathered(
             torch.zeros(3, 4), torch.zeros(5, 3), torch.zeros(3, 2, dtype=torch.long)
         )
+
+
+@pytest.mark.parametrize("compiled", ["1", "0"])
+def test_l1_distance_grouped_is_l1_distance_per_group(compiled, monkeypatch):
+    from fedgraph.models.kge.l1 import l1_distance_grouped
+
+    monkeypatch.setenv("FEDGRAPH_COMPILE", compiled)
+    gen = torch.Generator().manual_seed(1)
+    q = torch.randn(3, 7, 5, generator=gen, dtype=torch.float64)
+    c = torch.randn(3, 4, 5, generator=gen, dtype=torch.float64)
+    weight = torch.randn(3, 7, 4, generator=gen, dtype=torch.float64)
+    qa, ca = q.clone().requires_grad_(), c.clone().requires_grad_()
+    qb, cb = q.clone().requires_grad_(), c.clone().requires_grad_()
+    out = l1_distance_grouped(qa, ca)
+    ref = torch.stack([_reference(qb[g], cb[g]) for g in range(3)])
+    torch.testing.assert_close(out, ref)
+    (out * weight).sum().backward()
+    (ref * weight).sum().backward()
+    torch.testing.assert_close(qa.grad, qb.grad)
+    torch.testing.assert_close(ca.grad, cb.grad)
+    with pytest.raises(ValueError, match=r"\[G, B, d\] and \[G, C, d\]"):
+        l1_distance_grouped(q, c[:2])

@@ -60,3 +60,16 @@ def test_resolver():
     assert isinstance(resolve_loss("margin_ranking"), MarginRankingLoss)
     with pytest.raises(ValueError, match="adversarial_temperature"):
         NSSALoss(-1.0)
+
+
+@pytest.mark.parametrize("name", ["nssa", "sigmoid-ns", "margin-ranking"])
+def test_rows_weighted_mean_is_the_loss(name):
+    gen = torch.Generator().manual_seed(0)
+    pos = torch.randn(5, generator=gen, dtype=torch.float64)
+    neg = torch.randn(5, 3, generator=gen, dtype=torch.float64)
+    w = torch.rand(5, generator=gen, dtype=torch.float64)
+    loss = resolve_loss(name)
+    rows = loss.rows(pos, neg)
+    assert rows.shape == (5,)
+    torch.testing.assert_close((w * rows).sum() / w.sum(), loss(pos, neg, w))
+    torch.testing.assert_close(rows.mean(), loss(pos, neg))

@@ -135,3 +135,17 @@ def test_recipe_build_cache_and_rebuild(tmp_path, monkeypatch):
     (tmp_path / "toy-fed2.json").write_text(json.dumps(recipe))
     c = load_benchmark("toy-fed2")
     assert calls == ["toy", "toy"] and c.meta["seed"] == 4
+
+
+@pytest.mark.dataset
+def test_dirichlet_split_fb15k237_into_100_clients(fb15k237):
+    from fedgraph.partition import DirichletRelationPartitioner
+
+    # the relation partitions stop at 237 clients of one relation each
+    fed = DirichletRelationPartitioner(100, seed=0)(fb15k237)
+    assert fed.num_clients == 100
+    assert sum(s.graph.num_triples() for s in fed) == 310_116
+    assert sum(fed.meta["client_sizes"]) == 310_116
+    train = [s.graph.num_triples("train") for s in fed]
+    assert min(train) >= 1_800  # documented: 1,892 … 4,537 (seed 0)
+    assert min(s.num_relations for s in fed) > 100  # α = 0.5: many relations each

@@ -181,7 +181,24 @@ class KGEClient(Client):
         )
 
     def fit(self, payload: Payload) -> Payload:
-        cfg = payload.config
+        terms = self.prepare_fit(payload)
+
+        def extra(model: KGEModel, *_: Any) -> Tensor:
+            out = model.entity_embedding.weight.new_zeros(())
+            for term in terms:
+                out = out + term(model)
+            return out
+
+        return self.fit_reply(self._train_local(extra if terms else None))
+
+    def prepare_fit(self, payload: Payload) -> list[Any]:
+        r"""The first part of :meth:`fit`: writes the payload's entity rows,
+        keeps the previous table, resets the optimiser (``reset_optimizer``)
+        and returns the loss terms the round's config switches on (the
+        loss-term hook). Then the local training runs (alone, or batched
+        with other clients' by
+        :class:`~fedgraph.runtime.batched.BatchedKGETransport`) and
+        :meth:`fit_reply` builds the reply."""
         if ENTITY in payload.arrays:
             before = self.table.detach().clone()
             self._write_rows(self.table, payload)
@@ -194,16 +211,11 @@ class KGEClient(Client):
             received = self.table.detach().clone()
         if self.reset_optimizer:
             self.optimizer = self._adam()
-        # the loss-term hook: the terms this round's config asks for
-        terms = active_terms(cfg, received, self.previous_table)
+        return active_terms(payload.config, received, self.previous_table)
 
-        def extra(model: KGEModel, *_: Any) -> Tensor:
-            out = model.entity_embedding.weight.new_zeros(())
-            for term in terms:
-                out = out + term(model)
-            return out
-
-        mean_loss = self._train_local(extra if terms else None)
+    def fit_reply(self, mean_loss: float) -> Payload:
+        r"""The reply of :meth:`fit` after local training with mean loss
+        ``mean_loss``: the entity rows keyed by global id."""
         return Payload(
             arrays={ENTITY: cpu_copy(self.table)},
             row_ids={ENTITY: self.shard.entity_ids.clone()},

@@ -158,6 +158,29 @@ class FusedDistance(torch.autograd.Function):
         return None, gq, gc
 
 
+class GroupedDistance(torch.autograd.Function):
+    r"""``[G, B, C]`` distances of ``G`` independent query/candidate pairs
+    with a :class:`KernelSet` of grouped kernels (one block):
+    ``GroupedDistance.apply(kernel_set, query, cand)``."""
+
+    @staticmethod
+    def forward(ctx: Any, kernels: KernelSet, query: Tensor, cand: Tensor) -> Tensor:
+        ctx.kernels = kernels
+        ctx.save_for_backward(query, cand)
+        return kernels("forward", query, cand)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, Tensor | None, Tensor | None]:
+        query, cand = ctx.saved_tensors
+        grad = grad.contiguous()
+        gq = gc = None
+        if ctx.needs_input_grad[1]:
+            gq = ctx.kernels("grad_query", grad, query, cand)
+        if ctx.needs_input_grad[2]:
+            gc = ctx.kernels("grad_cand", grad, query, cand)
+        return None, gq, gc
+
+
 class GatheredDistance(torch.autograd.Function):
     r"""``[B, K]`` distances between each query ``b`` and the rows
     ``table[index[b, k]]``, never materialising ``[B, K, d]``:
@@ -202,6 +225,7 @@ __all__ = [
     "KernelSet",
     "FusedDistance",
     "GatheredDistance",
+    "GroupedDistance",
     "env_enabled",
     "check_pair",
 ]

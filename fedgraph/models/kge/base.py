@@ -121,6 +121,29 @@ class KGEModel(nn.Module, ABC):
         r"""``[B, C]`` scores of ``(cand[c], rel[b], tail[b])``."""
         return self.interaction(cand[None], rel[:, None], tail[:, None])
 
+    def score_tails_grouped(self, head: Tensor, rel: Tensor, cand: Tensor) -> Tensor:
+        r"""``[G, B, C]`` scores of ``(head[g, b], rel[g, b], cand[g, c])``:
+        :meth:`score_tails` of ``G`` independent groups (e.g. clients, each
+        with its own shared negatives) at once.
+
+        Args:
+            head (Tensor): ``[G, B, d_e]``. rel (Tensor): ``[G, B, d_r]``.
+            cand (Tensor): ``[G, C, d_e]`` each group's candidate tails.
+
+        The default scores the groups one by one; models with a batched
+        candidate-matrix form (TransE) override it.
+        """
+        return torch.stack(
+            [self.score_tails(h, r, c) for h, r, c in zip(head, rel, cand, strict=True)]
+        )
+
+    def score_heads_grouped(self, rel: Tensor, tail: Tensor, cand: Tensor) -> Tensor:
+        r"""``[G, B, C]`` scores of ``(cand[g, c], rel[g, b], tail[g, b])``
+        (see :meth:`score_tails_grouped`)."""
+        return torch.stack(
+            [self.score_heads(r, t, c) for r, t, c in zip(rel, tail, cand, strict=True)]
+        )
+
     @property
     def device(self) -> torch.device:
         r"""The device of the model's tables (where index tensors must be)."""
