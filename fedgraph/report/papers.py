@@ -355,6 +355,80 @@ def umls_table(results: Path, link: str = LINK) -> str:
     return "\n".join(lines)
 
 
+# ------------------------------------------------------ server optimisers
+
+#: the server-side optimisers compared with FedE on FedLU's R3 partition.
+SERVER_OPTIMISERS = (
+    ("fede", "FedE (plain average)"),
+    ("fedavgm", "FedAvgM"),
+    ("fedadam", "FedAdam"),
+    ("fedyogi", "FedYogi"),
+)
+_COMMON_PARAMS = {"num_entities", "entity_dim", "init_range", "seed", "evaluate_with"}
+
+
+def _server_params(doc: dict[str, Any]) -> str:
+    params = (doc.get("settings") or {}).get("strategy_params") or {}
+    shown = [f"{k} = {v}" for k, v in params.items() if k not in _COMMON_PARAMS]
+    return ", ".join(shown) or "–"
+
+
+def _first_reaching(doc: dict[str, Any], target: float) -> str:
+    for h in doc.get("history", []):
+        if "valid" in h and h["valid"]["mrr"] >= target:
+            return str(h["round"])
+    return f"not within {doc['rounds']}"
+
+
+def server_optimiser_table(results: Path, link: str = LINK) -> str:
+    r"""Markdown: FedAvgM, FedAdam and FedYogi against FedE on FB15k-237 R3
+    (TransE): best validation MRR and its round, the first validated round
+    reaching FedE's best validation MRR, and the test MRR at the best round."""
+    fede = _load(results / "fedlu-r3-fede-transe.json")
+    if fede is None:
+        return "FedE has not been run on R3."
+    target = fede["best_valid"]["mrr"]
+    lines = [
+        "| method | server settings | best valid MRR (round) | first round ≥ FedE's "
+        f"best ({100 * target:.2f}) | test MRR | Hits@1 | Hits@10 | rounds run "
+        "| s / round | results file |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for method, label in SERVER_OPTIMISERS:
+        name = f"fedlu-r3-{method}-transe.json"
+        doc = _load(results / name)
+        if doc is None:
+            continue
+        w, best = doc["weighted"], doc["best_valid"]["mrr"]
+        lines.append(
+            f"| {label} | {_server_params(doc)} | {100 * best:.2f} "
+            f"({doc['best_round']}) | {_first_reaching(doc, target)} "
+            f"| {100 * w['mrr']:.2f} | {100 * w['hits@1']:.2f} "
+            f"| {100 * w['hits@10']:.2f} | {doc['rounds']} "
+            f"| {doc['seconds_per_round']:.0f} | [`{name}`]({link}{name}) |"
+        )
+    return "\n".join(lines)
+
+
+def _figure_optimisers(results: Path, img: Path) -> list[Path]:
+    from fedgraph.report.plots import line_plot
+
+    curves = {}
+    for method, label in SERVER_OPTIMISERS:
+        doc = _load(results / f"fedlu-r3-{method}-transe.json")
+        if doc is not None:
+            curves[label] = valid_curve(doc)
+    return [
+        line_plot(
+            curves,
+            img / "optimisers-r3-curves.svg",
+            xlabel="round",
+            ylabel="validation MRR (%)",
+            title="FB15k-237 R3, TransE: server optimisers, weighted validation MRR",
+        )
+    ]
+
+
 # ------------------------------------------------------------- FedAlign
 
 #: FedAlign Table 4, test accuracy (%): (AIFB, MUTAG).
@@ -779,6 +853,11 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "partition-spectral": spectral_split_table,
     "partition-published": published_partition_table,
     "fedalign-partition": rdf_partition_table,
+    "optimisers-table": server_optimiser_table,
+    "optimisers-commands": lambda r: commands_list(
+        r, [f"fedlu-r3-{m}-transe.json" for m, _ in SERVER_OPTIMISERS]
+    ),
+    "optimisers-figures": lambda r: _figs("optimisers-r3-curves"),
 }
 
 #: page → the functions drawing its figures into ``img/``.
@@ -787,6 +866,7 @@ FIGURES: dict[str, Callable[[Path, Path], list[Path]]] = {
     "feds": _figure_feds,
     "fede": _figure_fede,
     "fedalign": _figure_fedalign,
+    "server-optimisers": _figure_optimisers,
 }
 
 _BLOCK = re.compile(

@@ -71,3 +71,32 @@ def test_comm_curve_is_cumulative_through_each_evaluation():
     }
     # rounds 0-2: (0+1)+(1+1)+(2+1) = 6; rounds 3-4: +(3+1)+(4+1) = 15
     assert papers.comm_curve(doc) == ([6, 15], [10.0, 20.0])
+
+
+def test_server_optimiser_table_counts_rounds_to_fede_best(tmp_path):
+    def run(curve, test_mrr, params):
+        return {
+            "weighted": {"mrr": test_mrr, "hits@1": 0.1, "hits@10": 0.5},
+            "best_valid": {"mrr": max(curve)},
+            "best_round": 5 * (curve.index(max(curve)) + 1),
+            "rounds": 5 * len(curve),
+            "seconds_per_round": 20.0,
+            "history": [
+                {"round": 5 * (i + 1), "valid": {"mrr": m}} for i, m in enumerate(curve)
+            ],
+            "settings": {"strategy_params": {"seed": 0, **params}},
+        }
+
+    fede = run([0.2, 0.3, 0.32], 0.31, {})
+    fast = run([0.25, 0.33, 0.31], 0.3, {"server_lr": 1.0, "momentum": 0.9})
+    slow = run([0.1, 0.2], 0.19, {"server_lr": 0.01})
+    for name, doc in (("fede", fede), ("fedavgm", fast), ("fedadam", slow)):
+        (tmp_path / f"fedlu-r3-{name}-transe.json").write_text(json.dumps(doc))
+    rows = papers.server_optimiser_table(tmp_path).splitlines()
+    assert "FedE's best (32.00)" in rows[0] and len(rows) == 5
+    fede_row, avgm_row, adam_row = rows[2:]
+    # FedE reaches its own best at its best round; FedAvgM at round 10
+    assert "| 32.00 (15) | 15 | 31.00 |" in fede_row
+    assert "server_lr = 1.0, momentum = 0.9 | 33.00 (10) | 10 | 30.00 |" in avgm_row
+    assert "| 20.00 (10) | not within 10 | 19.00 |" in adam_row
+    assert papers.server_optimiser_table(tmp_path / "none").startswith("FedE has not")
