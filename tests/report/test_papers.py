@@ -82,7 +82,8 @@ def test_server_optimiser_table_counts_rounds_to_fede_best(tmp_path):
             "rounds": 5 * len(curve),
             "seconds_per_round": 20.0,
             "history": [
-                {"round": 5 * (i + 1), "valid": {"mrr": m}} for i, m in enumerate(curve)
+                {"round": 5 * (i + 1), "valid": {"mrr": m}, "train_seconds": 20 + i}
+                for i, m in enumerate(curve)
             ],
             "settings": {"strategy_params": {"seed": 0, **params}},
         }
@@ -99,4 +100,5 @@ def test_server_optimiser_table_counts_rounds_to_fede_best(tmp_path):
     assert "| 32.00 (15) | 15 | 31.00 |" in fede_row
     assert "server_lr = 1.0, momentum = 0.9 | 33.00 (10) | 10 | 30.00 |" in avgm_row
     assert "| 20.00 (10) | not within 10 | 19.00 |" in adam_row
+    assert "| 21 | [`fedlu-r3-fede-transe.json`]" in fede_row  # median 20, 21, 22
     assert papers.server_optimiser_table(tmp_path / "none").startswith("FedE has not")
