@@ -133,6 +133,34 @@ def test_secagg_deployment_equals_fede_within_the_quantisation(partition, tmp_pa
     ] * 3
 
 
+def test_secagg_with_compact_messages_equals_the_plain_layout(partition, tmp_path):
+    # the packed layout (`compact-messages`) carries the same masked vectors:
+    # the run is the plain layout's, bit for bit
+    from fedgraph.runtime.flower.protocol import from_content
+
+    docs, grids = [], []
+    for compact in (False, True):
+        out = tmp_path / f"out-{compact}"
+        cfg = run_config(
+            partition,
+            "fede",
+            out,
+            **{"privacy.secagg": True, "compact-messages": compact},
+        )
+        grid = RecordingGrid(client_app, [{"partition-id": i} for i in range(3)], cfg)
+        grids.append(_run(grid, cfg))
+        doc = json.loads((out / "results.json").read_text())
+        docs.append({k: doc[k] for k in ("weighted", "comm", "comm_per_round")})
+        docs[-1]["curve"] = _curve(doc["history"])
+    assert docs[1] == docs[0]
+    trains = [m for m in grids[1].received if m.metadata.message_type == "train"]
+    assert len(trains) == 3 * ROUNDS
+    for m in trains:
+        assert set(m.content) == {"fedgraph-packed", "fedgraph-tensors"}
+        payload, _ = from_content(m.content)
+        assert list(payload.arrays) == ["secagg-masked"] and not payload.row_ids
+
+
 @pytest.mark.parametrize(
     "algorithm,fraction,extra",
     [

@@ -256,6 +256,46 @@ def test_flower_apps_equal_the_simulation(
     assert grid.wire_bytes["down"] > 0 and grid.wire_bytes["up"] > 0
 
 
+def test_compact_messages_give_the_same_run_in_fewer_flower_objects(
+    partition, tmp_path
+):
+    # `compact-messages`: every message packed into 3 (no tensors) to 6
+    # Flower objects; the run, its communication ledger and the server's
+    # table are those of the plain layout, bit for bit.
+    from fedgraph.runtime.flower.records import is_packed
+
+    docs, grids = [], []
+    for compact in (False, True):
+        out = tmp_path / f"out-{compact}"
+        cfg = run_config(partition, "fedprox", out, **{"compact-messages": compact})
+        grids.append(run_local(server_app, client_app, cfg, num_nodes=3))
+        doc = json.loads((out / "results.json").read_text())
+        doc["history"] = _no_seconds(doc["history"])
+        doc.pop("settings")
+        doc["table"] = torch.load(out / "server.pt", weights_only=False)["strategy"][
+            "table"
+        ]
+        docs.append(doc)
+    plain, packed = docs
+    assert torch.equal(plain.pop("table"), packed.pop("table"))
+    for key in plain:
+        if "seconds" not in key:
+            assert packed[key] == plain[key], key
+    assert packed["comm"]["params_up"] > 0
+    # per node: align, register, 4 train and 3 evaluate messages (2
+    # validations, the test), each 3 Flower objects without tensors and 6
+    # with (plain: 6 to 11, fewer where two records are equal)
+    evals = ROUNDS // EVAL_EVERY + 1
+    assert grids[1].wire_objects == {
+        "down": 3 * (3 + 3 + 6 * ROUNDS + 3 * evals),
+        "up": 3 * (3 + 6 + 6 * ROUNDS + 3 * evals),
+    }
+    for way in ("down", "up"):
+        assert grids[0].wire_objects[way] > 1.6 * grids[1].wire_objects[way]
+    content = to_content(Payload(), {}, packed=True)
+    assert is_packed(content) and not is_packed(to_content(Payload(), {}))
+
+
 @pytest.mark.parametrize("checkpointed", [False, True])
 def test_per_client_selection_on_flower_equals_the_simulation(
     partition, tmp_path, checkpointed

@@ -47,7 +47,7 @@ from fedgraph.runtime.flower.protocol import (
     SNAPSHOT,
     USE_BEST,
     from_content,
-    to_content,
+    reply_content,
 )
 from fedgraph.runtime.flower.state import (
     has_state,
@@ -255,7 +255,7 @@ def _reply(
             context.state,
             (CURRENT, CANDIDATE, BEST),
         )
-    return Message(to_content(payload, control), reply_to=message)
+    return Message(reply_content(message.content, payload, control), reply_to=message)
 
 
 def _rejoin_reply(
@@ -308,7 +308,7 @@ def make_client_app(
         cfg = parse(context.run_config)
         _, request = from_content(message.content)
         out = alignment.node_reply(cfg, context.node_config, request)
-        return Message(to_content(Payload(), out), reply_to=message)
+        return Message(reply_content(message.content, Payload(), out), reply_to=message)
 
     @app.query("register")
     def register(message: Message, context: Context) -> Message:

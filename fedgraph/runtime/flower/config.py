@@ -66,6 +66,7 @@ LOOP_KEYS = {
     "wait-for-failed": "wait_for_failed",
     "pull-backoff": "pull_backoff",
     "client-mods": "client_mods",
+    "compact-messages": "compact_messages",
 }
 
 EXTRA_PREFIX = "extra."
@@ -241,6 +242,12 @@ class FlowerRunSettings:
         client_mods (str): comma-separated Flower mods the ``ClientApp``
             applies around every handler
             (:mod:`~fedgraph.runtime.flower.mods`). (default: ``""``)
+        compact_messages (bool): send every message in the packed layout of
+            :func:`~fedgraph.runtime.flower.records.pack_content` (all
+            tensors in one byte array, control, config and metrics in one
+            record: 3 to 6 Flower objects a message instead of 6 to 11, each
+            one request per hop of a deployment); same values and ledger.
+            Client mods then see the packed records. (default: :obj:`False`)
         fusion (FusionSettings, optional): FedE's model fusion after the test
             pass (run-config keys ``fusion.*``; ``None``: no fusion step).
             Each client fuses its tested model with its own single-KG model
@@ -275,6 +282,7 @@ class FlowerRunSettings:
     wait_for_failed: float = 0.0
     pull_backoff: float = 0.0
     client_mods: str = ""
+    compact_messages: bool = False
     fusion: FusionSettings | None = None
 
     @classmethod
@@ -457,6 +465,7 @@ def transport_kwargs(cfg: Any) -> dict[str, Any]:
         "min_fit_nodes": cfg.min_fit_nodes,
         "min_available_nodes": cfg.min_available_nodes,
         "wait_for_failed": cfg.wait_for_failed,
+        "packed": bool(getattr(cfg, "compact_messages", False)),
     }
 
 

@@ -19,7 +19,6 @@ from fedgraph.runtime.flower.protocol import (
     TRAIN,
     ClientReplyError,
     from_content,
-    to_content,
 )
 
 
@@ -56,7 +55,7 @@ class FailureHandling:
         from fedgraph.runtime.flower.protocol import ALIGN
 
         replies, _ = self._send(
-            ALIGN, server_round, {n: to_content(Payload(), {}) for n in new}
+            ALIGN, server_round, {n: self._content(Payload(), {}) for n in new}
         )
         replaced: dict[int, int] = {}
         for node, reply in replies.items():
@@ -88,7 +87,7 @@ class FailureHandling:
         round its state is at, for those that answered."""
         restored: dict[int, int] = {}
         contents = {
-            node: to_content(
+            node: self._content(
                 Payload(),
                 self._control(
                     server_round, c, **{REJOIN_ROUND: self.last_ok.get(c, 0)}

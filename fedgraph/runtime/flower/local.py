@@ -69,6 +69,9 @@ class LocalGrid(Grid):
         #: node ids taken offline by :meth:`stop_node`
         self.offline: set[int] = set()
         self.wire_bytes = {"down": 0, "up": 0}
+        #: Flower objects sent each way (each is one request per hop of a
+        #: deployment)
+        self.wire_objects = {"down": 0, "up": 0}
         # Messages are stamped with the identity of the process's task.
         TaskIdentity.run_id = run_id
         TaskIdentity.node_id = SUPERLINK_NODE_ID
@@ -136,6 +139,7 @@ class LocalGrid(Grid):
             message.metadata.__dict__["_message_id"] = message_id
             root, contents = to_wire(message)
             self.wire_bytes["down"] += sum(len(b) for b in contents.values())
+            self.wire_objects["down"] += len(contents)
             if node in self.offline:  # what the SuperLink answers for it
                 reply = Message(
                     Error(
@@ -149,6 +153,7 @@ class LocalGrid(Grid):
                 reply = self._handle(from_wire(root, contents, message_id))
             root, contents = to_wire(reply)
             self.wire_bytes["up"] += sum(len(b) for b in contents.values())
+            self.wire_objects["up"] += len(contents)
             self._replies[message_id] = (root, contents)
             ids.append(message_id)
         return ids

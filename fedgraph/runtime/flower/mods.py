@@ -16,7 +16,10 @@ Flower's own strategies (one ``ArrayRecord`` with the model, one
 ``ConfigRecord``); a fedgraph message holds a payload of several records
 (``"arrays"``, ``"row-ids"``, …) and a control record, so they answer it
 with an error reply: a mod for fedgraph payloads works on the ``"arrays"``
-record (:mod:`fedgraph.runtime.flower.records`). Secure aggregation and
+record (:mod:`fedgraph.runtime.flower.records`; with the run-config key
+``compact-messages`` a message holds the packed records
+``"fedgraph-packed"`` and ``"fedgraph-tensors"`` instead, read with
+:func:`~fedgraph.runtime.flower.records.unpack_content`). Secure aggregation and
 private alignment come with the apps of ``fedgraph.privacy.flower``.
 """
 

@@ -9,6 +9,15 @@ registration reply, the client's ``partition-id``. The communication ledger
 counts the payload only, exactly as the in-process simulation does; the
 control record is protocol framing, like Flower's own message metadata.
 
+With the run-config key ``compact-messages`` the server sends every message
+in the packed layout of :func:`~fedgraph.runtime.flower.records.pack_content`
+(one ``ConfigRecord`` with the control values, config and metrics, and one
+``ArrayRecord`` holding all tensors as one byte array: 3 to 6 Flower objects
+instead of 6 to 11, each of which is one request on each hop of a
+deployment); a client answers in the layout of the message it answers
+(:func:`reply_content`). The values, and the ledger's counts, are the same in
+both layouts.
+
 Message types (Flower's ``"<category>.<action>"``):
 
 * ``"query.align"``: server → every connected node once, before the
@@ -35,7 +44,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from fedgraph.federated.payload import Payload
-from fedgraph.runtime.flower.records import payload_to_recorddict, recorddict_to_payload
+from fedgraph.runtime.flower.records import (
+    is_packed,
+    pack_content,
+    payload_to_recorddict,
+    recorddict_to_payload,
+    unpack_content,
+)
 
 ALIGN = "query.align"
 REGISTER = "query.register"
@@ -74,10 +89,17 @@ class ClientReplyError(RuntimeError):
     (``partition-id``) and the round."""
 
 
-def to_content(payload: Payload, control: Mapping[str, int | bool]) -> Any:
-    r"""The ``RecordDict`` carrying ``payload`` and the control values."""
+def to_content(
+    payload: Payload, control: Mapping[str, int | bool], *, packed: bool = False
+) -> Any:
+    r"""The ``RecordDict`` carrying ``payload`` and the control values; with
+    ``packed``, in the packed layout of
+    :func:`~fedgraph.runtime.flower.records.pack_content` (fewer Flower
+    objects per message, same values)."""
     from flwr.app import ConfigRecord
 
+    if packed:
+        return pack_content(payload, control)
     content = payload_to_recorddict(payload)
     content[CONTROL] = ConfigRecord(dict(control))
     return content
@@ -85,9 +107,19 @@ def to_content(payload: Payload, control: Mapping[str, int | bool]) -> Any:
 
 def from_content(content: Any) -> tuple[Payload, dict[str, Any]]:
     r"""Inverse of :func:`to_content`: the payload and the control values
-    (``{}`` when the message has no control record)."""
+    (``{}`` when the message has no control record), from either layout."""
+    if is_packed(content):
+        return unpack_content(content)
     control = dict(content[CONTROL]) if CONTROL in content else {}
     return recorddict_to_payload(content), control
+
+
+def reply_content(
+    request: Any, payload: Payload, control: Mapping[str, int | bool]
+) -> Any:
+    r"""The content of a reply to a message with content ``request``: in the
+    request's layout (packed or not)."""
+    return to_content(payload, control, packed=is_packed(request))
 
 
 __all__ = [
@@ -109,4 +141,5 @@ __all__ = [
     "ClientReplyError",
     "to_content",
     "from_content",
+    "reply_content",
 ]

@@ -4,6 +4,8 @@ fedgraph-kg[flower]``)."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
 
 from fedgraph.federated.payload import Payload
@@ -45,4 +47,106 @@ def recorddict_to_payload(rd: Any) -> Payload:
     )
 
 
-__all__ = ["payload_to_recorddict", "recorddict_to_payload"]
+#: names of the two records of a packed message (:func:`pack_content`).
+PACKED = "fedgraph-packed"
+TENSORS = "fedgraph-tensors"
+#: the packed record's key of the tensor index (a JSON list of
+#: ``[section, name, numpy dtype, shape]``, in the order of the bytes).
+INDEX = "tensor-index"
+_SECTIONS = ("arrays", "row-ids")
+
+
+def _tensor_bytes(payload: Payload) -> tuple[list[list[Any]], list[bytes]]:
+    index, chunks = [], []
+    for section, tensors in zip(
+        _SECTIONS, (payload.arrays, payload.row_ids), strict=True
+    ):
+        for name, tensor in tensors.items():
+            array = tensor.detach().cpu().numpy()
+            index.append([section, name, array.dtype.str, list(array.shape)])
+            chunks.append(array.tobytes())
+    return index, chunks
+
+
+def pack_content(payload: Payload, control: Mapping[str, Any]) -> Any:
+    r"""The payload and the control values in at most two Flower records,
+    so that a message is 3 Flower objects without tensors and 6 with (the
+    layout of :func:`payload_to_recorddict` plus a control record is 6 to 11,
+    and each object is one request on every hop of a deployment):
+
+    * ``"fedgraph-packed"`` (``ConfigRecord``): ``"control/<key>"``,
+      ``"config/<key>"``, ``"metrics/<key>"``, ``"num-examples"`` and the
+      tensor index ``"tensor-index"`` (JSON: section, name, dtype, shape);
+    * ``"fedgraph-tensors"`` (``ArrayRecord``, only when the payload has
+      tensors): one ``uint8`` array, the tensors' bytes one after the other.
+
+    :func:`unpack_content` gives back the same tensors bit for bit (dtype,
+    shape and values), scalars and control values."""
+    import numpy as np
+    from flwr.app import Array, ArrayRecord, ConfigRecord, RecordDict
+
+    index, chunks = _tensor_bytes(payload)
+    values: dict[str, Any] = {f"control/{k}": v for k, v in control.items()}
+    values.update({f"config/{k}": v for k, v in payload.config.items()})
+    values.update({f"metrics/{k}": v for k, v in payload.metrics.items()})
+    values["num-examples"] = int(payload.num_examples)
+    values[INDEX] = json.dumps(index)
+    content = RecordDict()
+    content[PACKED] = ConfigRecord(values)
+    if chunks:
+        data = np.frombuffer(b"".join(chunks), dtype=np.uint8)
+        content[TENSORS] = ArrayRecord({"bytes": Array(data)})
+    return content
+
+
+def _unpack_tensors(content: Any, index: list[list[Any]]) -> dict[str, dict]:
+    import numpy as np
+    import torch
+
+    out: dict[str, dict] = {section: {} for section in _SECTIONS}
+    if not index:
+        return out
+    data = content[TENSORS]["bytes"].numpy()
+    offset = 0
+    for section, name, dtype, shape in index:
+        dt = np.dtype(dtype)
+        count = int(np.prod(shape, dtype=np.int64))
+        array = np.frombuffer(data, dtype=dt, count=count, offset=offset)
+        out[section][name] = torch.from_numpy(array.reshape(shape).copy())
+        offset += count * dt.itemsize
+    return out
+
+
+def unpack_content(content: Any) -> tuple[Payload, dict[str, Any]]:
+    r"""Inverse of :func:`pack_content`: the payload and the control values."""
+    sections: dict[str, dict[str, Any]] = {"control": {}, "config": {}, "metrics": {}}
+    record = content[PACKED]
+    for key, value in record.items():
+        section, _, name = key.partition("/")
+        if name:
+            sections[section][name] = value
+    tensors = _unpack_tensors(content, json.loads(record[INDEX]))
+    payload = Payload(
+        arrays=tensors["arrays"],
+        row_ids={k: v.long() for k, v in tensors["row-ids"].items()},
+        config=sections["config"],
+        metrics=sections["metrics"],
+        num_examples=int(record["num-examples"]),
+    )
+    return payload, sections["control"]
+
+
+def is_packed(content: Any) -> bool:
+    r"""Whether ``content`` was built by :func:`pack_content`."""
+    return PACKED in content
+
+
+__all__ = [
+    "payload_to_recorddict",
+    "recorddict_to_payload",
+    "pack_content",
+    "unpack_content",
+    "is_packed",
+    "PACKED",
+    "TENSORS",
+]

@@ -109,6 +109,10 @@ class GridTransport(FailureHandling, Transport):
         wait_for_failed (float, optional): seconds an exchange waits for a
             failed client to come back and answer the same message again
             (``0``: no waiting). (default: :obj:`0`)
+        packed (bool, optional): send every message in the packed layout
+            (:func:`~fedgraph.runtime.flower.records.pack_content`: 3 to 6
+            Flower objects a message instead of 6 to 11); the clients answer
+            in the same layout. (default: :obj:`False`)
     """
 
     def __init__(
@@ -124,6 +128,7 @@ class GridTransport(FailureHandling, Transport):
         min_available_nodes: int = 0,
         poll_interval: float = 0.1,
         wait_for_failed: float = 0.0,
+        packed: bool = False,
     ) -> None:
         if num_clients < 0:
             raise ValueError(f"`num_clients` must be non-negative (got {num_clients})")
@@ -141,6 +146,7 @@ class GridTransport(FailureHandling, Transport):
         self.min_available_nodes = int(min_available_nodes)
         self.poll_interval = float(poll_interval)
         self.wait_for_failed = float(wait_for_failed)
+        self.packed = bool(packed)
         #: client id -> the round of its last training reply (0: registered)
         self.trained: dict[int, int] = {}
         #: client id -> the round in which it was lost (until it rejoins)
@@ -156,6 +162,9 @@ class GridTransport(FailureHandling, Transport):
     # ------------------------------------------------------------ helpers
     def _online(self) -> list[int]:
         return sorted(int(n) for n in self.grid.get_node_ids())
+
+    def _content(self, payload: Payload, control: Mapping[str, Any]) -> Any:
+        return to_content(payload, control, packed=self.packed)
 
     def _wait_for_nodes(self, count: int) -> list[int]:
         deadline = time.monotonic() + self.connect_timeout
@@ -282,7 +291,7 @@ class GridTransport(FailureHandling, Transport):
             message_type,
             server_round,
             {
-                self.nodes[c]: to_content(
+                self.nodes[c]: self._content(
                     payloads[c], self._control(server_round, c, **extra)
                 )
                 for c in reach
@@ -294,7 +303,9 @@ class GridTransport(FailureHandling, Transport):
             by_node = {n: c for c, n in self.nodes.items()}
 
             def content(c: int) -> Any:
-                return to_content(payloads[c], self._control(server_round, c, **extra))
+                return self._content(
+                    payloads[c], self._control(server_round, c, **extra)
+                )
 
             again = self._retry(
                 message_type, server_round, [by_node[n] for n in failed], content
@@ -341,7 +352,7 @@ class GridTransport(FailureHandling, Transport):
             replies = self._strict(
                 ALIGN,
                 0,
-                {n: to_content(Payload(), dict(r)) for n, r in requests.items()},
+                {n: self._content(Payload(), dict(r)) for n, r in requests.items()},
             )
             return {n: from_content(m.content)[1] for n, m in replies.items()}
 
@@ -378,7 +389,7 @@ class GridTransport(FailureHandling, Transport):
         extra = {} if resume_round is None else {RESUME_ROUND: int(resume_round)}
         control = self._control(0, **extra)
         replies = self._strict(
-            REGISTER, 0, {n: to_content(Payload(), control) for n in nodes}
+            REGISTER, 0, {n: self._content(Payload(), control) for n in nodes}
         )
         regs: dict[int, tuple[int, Payload]] = {}
         for node in nodes:
