@@ -35,9 +35,18 @@ def _objects(content):
     return get_all_nested_objects(content)
 
 
-def test_packed_content_roundtrips_bit_for_bit_in_fewer_flower_objects():
+@pytest.mark.parametrize("chunk", [None, 16])
+def test_packed_content_roundtrips_bit_for_bit_in_fewer_flower_objects(
+    chunk, monkeypatch
+):
+    # chunk 16 bytes: the tensors no longer fit in one Flower array chunk
+    # and travel as one uint8 array of their own
+    from flwr.common import constant
+
     from fedgraph.runtime.flower.protocol import from_content, to_content
 
+    if chunk is not None:
+        monkeypatch.setattr(constant, "FLWR_PRIVATE_MAX_ARRAY_CHUNK_SIZE", chunk)
     p = Payload(
         arrays={
             "entity": torch.randn(3, 4),
@@ -66,11 +75,15 @@ def test_packed_content_roundtrips_bit_for_bit_in_fewer_flower_objects():
                 assert got[k].dtype == sent[k].dtype and got[k].shape == sent[k].shape
                 assert torch.equal(got[k], sent[k])
         assert type(q.config["a/b"]) is int and type(q.metrics["count"]) is int
-    # RecordDict, one ConfigRecord, one ArrayRecord with one Array of one chunk
-    assert len(_objects(packed)) == 5
-    # RecordDict, 2 ArrayRecords with 8 Arrays of one chunk each,
-    # 2 ConfigRecords, 1 MetricRecord
-    assert len(_objects(plain)) == 1 + 2 + 8 + 8 + 3
+    if chunk is None:  # RecordDict and one ConfigRecord holding the bytes
+        assert list(packed) == ["fedgraph-packed"] and len(_objects(packed)) == 2
+    else:  # + one ArrayRecord with one Array (169 bytes) and its chunk
+        assert list(packed) == ["fedgraph-packed", "fedgraph-tensors"]
+        assert packed["fedgraph-tensors"]["bytes"].shape == (169,)
+        assert len(_objects(packed)) == 2 + 3
+        # RecordDict, 2 ArrayRecords with 8 Arrays of one chunk each,
+        # 2 ConfigRecords, 1 MetricRecord
+        assert len(_objects(plain)) == 1 + 2 + 8 + 8 + 3
 
 
 def test_packed_content_without_tensors_is_one_record():

@@ -243,10 +243,11 @@ class FlowerRunSettings:
             applies around every handler
             (:mod:`~fedgraph.runtime.flower.mods`). (default: ``""``)
         compact_messages (bool): send every message in the packed layout of
-            :func:`~fedgraph.runtime.flower.records.pack_content` (all
-            tensors in one byte array, control, config and metrics in one
-            record: 3 to 6 Flower objects a message instead of 6 to 11, each
-            one request per hop of a deployment); same values and ledger.
+            :func:`~fedgraph.runtime.flower.records.pack_content` (control,
+            config, metrics and all tensors as one byte string in one
+            record: 3 Flower objects a message, 6 with tensors over one
+            Flower array chunk, instead of 6 to 11, each one request per hop
+            of a deployment); same values and ledger.
             Client mods then see the packed records. (default: :obj:`False`)
         fusion (FusionSettings, optional): FedE's model fusion after the test
             pass (run-config keys ``fusion.*``; ``None``: no fusion step).

@@ -11,10 +11,10 @@ control record is protocol framing, like Flower's own message metadata.
 
 With the run-config key ``compact-messages`` the server sends every message
 in the packed layout of :func:`~fedgraph.runtime.flower.records.pack_content`
-(one ``ConfigRecord`` with the control values, config and metrics, and one
-``ArrayRecord`` holding all tensors as one byte array: 3 to 6 Flower objects
-instead of 6 to 11, each of which is one request on each hop of a
-deployment); a client answers in the layout of the message it answers
+(one ``ConfigRecord`` with the control values, config, metrics and all
+tensors as one byte string, which moves to an ``ArrayRecord`` of its own
+when larger than one Flower array chunk: 3 Flower objects, or 6, instead of
+6 to 11, each of which is one request on each hop of a deployment); a client answers in the layout of the message it answers
 (:func:`reply_content`). The values, and the ledger's counts, are the same in
 both layouts.
 

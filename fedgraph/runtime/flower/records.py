@@ -53,6 +53,9 @@ TENSORS = "fedgraph-tensors"
 #: the packed record's key of the tensor index (a JSON list of
 #: ``[section, name, numpy dtype, shape]``, in the order of the bytes).
 INDEX = "tensor-index"
+#: the packed record's key of the tensors' bytes, when they fit in one
+#: Flower array chunk (``FLWR_PRIVATE_MAX_ARRAY_CHUNK_SIZE``, 5 MiB).
+INLINE = "tensor-bytes"
 _SECTIONS = ("arrays", "row-ids")
 
 
@@ -69,21 +72,25 @@ def _tensor_bytes(payload: Payload) -> tuple[list[list[Any]], list[bytes]]:
 
 
 def pack_content(payload: Payload, control: Mapping[str, Any]) -> Any:
-    r"""The payload and the control values in at most two Flower records,
-    so that a message is 3 Flower objects without tensors and 6 with (the
-    layout of :func:`payload_to_recorddict` plus a control record is 6 to 11,
-    and each object is one request on every hop of a deployment):
+    r"""The payload and the control values in one Flower record, or two
+    when its tensors are larger than one Flower array chunk, so that a
+    message is 3 Flower objects (6 with large tensors; the layout of
+    :func:`payload_to_recorddict` plus a control record is 6 to 11, and each
+    object is one request on every hop of a deployment):
 
     * ``"fedgraph-packed"`` (``ConfigRecord``): ``"control/<key>"``,
-      ``"config/<key>"``, ``"metrics/<key>"``, ``"num-examples"`` and the
-      tensor index ``"tensor-index"`` (JSON: section, name, dtype, shape);
-    * ``"fedgraph-tensors"`` (``ArrayRecord``, only when the payload has
-      tensors): one ``uint8`` array, the tensors' bytes one after the other.
+      ``"config/<key>"``, ``"metrics/<key>"``, ``"num-examples"``, the
+      tensor index ``"tensor-index"`` (JSON: section, name, dtype, shape)
+      and, when they fit in one chunk, the tensors' bytes one after the
+      other (``"tensor-bytes"``);
+    * ``"fedgraph-tensors"`` (``ArrayRecord``, only for larger tensors):
+      those bytes as one ``uint8`` array (chunked by Flower).
 
     :func:`unpack_content` gives back the same tensors bit for bit (dtype,
     shape and values), scalars and control values."""
     import numpy as np
     from flwr.app import Array, ArrayRecord, ConfigRecord, RecordDict
+    from flwr.common import constant
 
     index, chunks = _tensor_bytes(payload)
     values: dict[str, Any] = {f"control/{k}": v for k, v in control.items()}
@@ -91,11 +98,15 @@ def pack_content(payload: Payload, control: Mapping[str, Any]) -> Any:
     values.update({f"metrics/{k}": v for k, v in payload.metrics.items()})
     values["num-examples"] = int(payload.num_examples)
     values[INDEX] = json.dumps(index)
+    data = b"".join(chunks)
+    inline = len(data) <= constant.FLWR_PRIVATE_MAX_ARRAY_CHUNK_SIZE
+    if chunks and inline:
+        values[INLINE] = data
     content = RecordDict()
     content[PACKED] = ConfigRecord(values)
-    if chunks:
-        data = np.frombuffer(b"".join(chunks), dtype=np.uint8)
-        content[TENSORS] = ArrayRecord({"bytes": Array(data)})
+    if chunks and not inline:
+        array = Array(np.frombuffer(data, dtype=np.uint8))
+        content[TENSORS] = ArrayRecord({"bytes": array})
     return content
 
 
@@ -106,7 +117,11 @@ def _unpack_tensors(content: Any, index: list[list[Any]]) -> dict[str, dict]:
     out: dict[str, dict] = {section: {} for section in _SECTIONS}
     if not index:
         return out
-    data = content[TENSORS]["bytes"].numpy()
+    record = content[PACKED]
+    if INLINE in record:
+        data = np.frombuffer(record[INLINE], dtype=np.uint8)
+    else:
+        data = content[TENSORS]["bytes"].numpy()
     offset = 0
     for section, name, dtype, shape in index:
         dt = np.dtype(dtype)

@@ -110,8 +110,9 @@ class GridTransport(FailureHandling, Transport):
             failed client to come back and answer the same message again
             (``0``: no waiting). (default: :obj:`0`)
         packed (bool, optional): send every message in the packed layout
-            (:func:`~fedgraph.runtime.flower.records.pack_content`: 3 to 6
-            Flower objects a message instead of 6 to 11); the clients answer
+            (:func:`~fedgraph.runtime.flower.records.pack_content`: 3 Flower
+            objects a message, 6 with tensors over one Flower array chunk,
+            instead of 6 to 11); the clients answer
             in the same layout. (default: :obj:`False`)
     """
 
