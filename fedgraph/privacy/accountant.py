@@ -91,6 +91,17 @@ def calibrate_noise(epsilon: float, delta: float, steps: int) -> float:
     return math.sqrt(steps) / lo
 
 
+#: the RDP orders searched: Opacus' defaults (1.1 … 63) widened at both ends,
+#: so a large :math:`\varepsilon` (optimal order near 1) or a small one (a
+#: high order) is not capped by the grid.
+RDP_ORDERS = (
+    [1 + x / 100 for x in range(1, 10)]
+    + [1 + x / 10 for x in range(1, 100)]
+    + list(range(12, 64))
+    + [2**k for k in range(6, 13)]
+)
+
+
 def rdp_epsilon(noise_multiplier: float, steps: int, delta: float) -> float | None:
     r"""Opacus' RDP accountant's :math:`\varepsilon` for the same releases
     (sample rate 1), or :obj:`None` when Opacus is not installed."""
@@ -102,7 +113,7 @@ def rdp_epsilon(noise_multiplier: float, steps: int, delta: float) -> float | No
         return 0.0
     acc = RDPAccountant()
     acc.history = [(float(noise_multiplier), 1.0, int(steps))]
-    return float(acc.get_epsilon(delta=delta))
+    return float(acc.get_epsilon(delta=delta, alphas=RDP_ORDERS))
 
 
 __all__ = ["gaussian_delta", "gaussian_epsilon", "calibrate_noise", "rdp_epsilon"]
