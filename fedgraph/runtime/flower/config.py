@@ -107,6 +107,39 @@ def _cast(key: str, value: Any, default: Any) -> Any:
     return cast_setting(f"Run-config key `{key}`", value, default)
 
 
+def require_names(values: Mapping[str, Any]) -> None:
+    r"""Raises a :class:`ValueError` unless ``data`` and ``algorithm`` are
+    non-empty strings (every app's run config needs both)."""
+    for key in ("data", "algorithm"):
+        value = values.get(key)
+        if not isinstance(value, str) or not value:
+            raise ValueError(
+                f"The run config needs `{key}` (a non-empty string, got {value!r})"
+            )
+
+
+def read_flat_run_config(
+    cls: type, run_config: Mapping[str, Any], keys: Mapping[str, str], app: str
+) -> dict[str, Any]:
+    r"""Field name → typed value of a run config whose keys all map to fields
+    of the dataclass ``cls`` (``keys``: run-config key → field); each value
+    takes its field default's type. Raises a :class:`ValueError` naming an
+    unknown key, a wrong type or a missing ``data``/``algorithm``."""
+    defaults = {f.name: f.default for f in dataclasses.fields(cls)}
+    values: dict[str, Any] = {}
+    for key, value in run_config.items():
+        if key not in keys:
+            raise ValueError(
+                f"Unknown run-config key `{key}` for {app} (known keys: "
+                f"{sorted(keys)}); fix [tool.flwr.app.config] or --run-config."
+            )
+        default = defaults[keys[key]]
+        missing = default is dataclasses.MISSING
+        values[keys[key]] = value if missing else _cast(key, value, default)
+    require_names(values)
+    return values
+
+
 def extra_defaults() -> dict[str, Any]:
     r"""``extra.KEY`` → default for every setting of a registered KGE
     algorithm (the first declaring algorithm's default where several
@@ -324,12 +357,7 @@ class FlowerRunSettings:
                     f"Unknown run-config key `{key}` (known keys: {known}); "
                     "fix [tool.flwr.app.config] or --run-config."
                 )
-        for key in ("data", "algorithm"):
-            value = loop.get(key)
-            if not isinstance(value, str) or not value:
-                raise ValueError(
-                    f"The run config needs `{key}` (a non-empty string, got {value!r})"
-                )
+        require_names(loop)
         algorithm = normalize_algorithm(loop["algorithm"])
         kge = algorithms("kge")
         if algorithm not in kge:

@@ -37,7 +37,11 @@ from fedgraph.federated.algorithms import get, normalize
 from fedgraph.federated.base import Client, Strategy
 from fedgraph.runtime.flower.alignment import PARTITION_ID, AlignedRun, Alignment
 from fedgraph.runtime.flower.client_app import make_client_app
-from fedgraph.runtime.flower.config import _cast, check_failure_settings, partition_id
+from fedgraph.runtime.flower.config import (
+    check_failure_settings,
+    partition_id,
+    read_flat_run_config,
+)
 from fedgraph.runtime.flower.server_app import make_server_app
 from fedgraph.runtime.rgcn_runner import (
     METHODS,
@@ -141,25 +145,7 @@ class RGCNRunSettings:
         r"""Parses a Flower ``context.run_config``; unknown keys, wrong types,
         an unknown ``algorithm`` or a bad value raise a :class:`ValueError`
         that names the key."""
-        defaults = {f.name: f.default for f in dataclasses.fields(cls)}
-        values: dict[str, Any] = {}
-        for key, value in run_config.items():
-            if key not in KEYS:
-                raise ValueError(
-                    f"Unknown run-config key `{key}` for Fed-RGCN (known keys: "
-                    f"{sorted(KEYS)}); fix [tool.flwr.app.config] or --run-config."
-                )
-            name = KEYS[key]
-            default = defaults[name]
-            values[name] = (
-                value if default is dataclasses.MISSING else _cast(key, value, default)
-            )
-        for key in ("data", "algorithm"):
-            value = values.get(key)
-            if not isinstance(value, str) or not value:
-                raise ValueError(
-                    f"The run config needs `{key}` (a non-empty string, got {value!r})"
-                )
+        values = read_flat_run_config(cls, run_config, KEYS, "Fed-RGCN")
         try:  # the registry's R-GCN family, names normalised there
             alg = get(values["algorithm"], "rgcn")
         except ValueError:

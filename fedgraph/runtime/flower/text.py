@@ -43,10 +43,10 @@ from fedgraph.federated.text.setup import (
 from fedgraph.runtime.flower.alignment import PARTITION_ID, AlignedRun, Alignment
 from fedgraph.runtime.flower.client_app import make_client_app
 from fedgraph.runtime.flower.config import (
-    _cast,
     check_checkpoint_settings,
     check_failure_settings,
     partition_id,
+    read_flat_run_config,
 )
 from fedgraph.runtime.flower.server_app import make_server_app
 
@@ -172,23 +172,7 @@ class TextRunSettings:
         r"""Parses a Flower ``context.run_config``; unknown keys, wrong types,
         an unknown ``algorithm`` or a bad value raise a :class:`ValueError`
         that names the key."""
-        defaults = {f.name: f.default for f in dataclasses.fields(cls)}
-        values: dict[str, Any] = {}
-        for key, value in run_config.items():
-            if key not in KEYS:
-                raise ValueError(
-                    f"Unknown run-config key `{key}` for FedMKGC (known keys: "
-                    f"{sorted(KEYS)}); fix [tool.flwr.app.config] or --run-config."
-                )
-            default = defaults[KEYS[key]]
-            missing = default is dataclasses.MISSING
-            values[KEYS[key]] = value if missing else _cast(key, value, default)
-        for key in ("data", "algorithm"):
-            if not isinstance(values.get(key), str) or not values[key]:
-                raise ValueError(
-                    f"The run config needs `{key}` (a non-empty string, got "
-                    f"{values.get(key)!r})"
-                )
+        values = read_flat_run_config(cls, run_config, KEYS, "FedMKGC")
         try:  # the registry's text family, names normalised there
             values["algorithm"] = get(values["algorithm"], "text").name
         except ValueError as exc:
