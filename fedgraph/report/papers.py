@@ -420,14 +420,9 @@ def server_optimiser_table(results: Path, link: str = LINK) -> str:
 def _figure_optimisers(results: Path, img: Path) -> list[Path]:
     from fedgraph.report.plots import line_plot
 
-    curves = {}
-    for method, label in SERVER_OPTIMISERS:
-        doc = _load(results / f"fedlu-r3-{method}-transe.json")
-        if doc is not None:
-            curves[label] = valid_curve(doc)
     return [
         line_plot(
-            curves,
+            _fedlu_curves(results, "r3", SERVER_OPTIMISERS),
             img / "optimisers-r3-curves.svg",
             xlabel="round",
             ylabel="validation MRR (%)",
@@ -677,9 +672,13 @@ FEDLU_CURVE_METHODS = (
 )
 
 
-def _fedlu_curves(results: Path, data: str) -> dict[str, tuple[list, list]]:
+def _fedlu_curves(
+    results: Path, data: str, methods: Sequence[tuple[str, str]] = ()
+) -> dict[str, tuple[list, list]]:
+    r"""Label → validation curve of ``fedlu-DATA-METHOD-transe.json`` for each
+    ``(method, label)`` of ``methods`` (default: :data:`FEDLU_CURVE_METHODS`)."""
     out = {}
-    for method, label in FEDLU_CURVE_METHODS:
+    for method, label in methods or FEDLU_CURVE_METHODS:
         doc = _load(results / f"fedlu-{data}-{method}-transe.json")
         if doc is not None and "history" in doc:
             out[label] = valid_curve(doc)
