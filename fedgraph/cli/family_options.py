@@ -45,6 +45,7 @@ _KGE_ONLY = (
 _TEXT_ONLY = (
     "encoder",
     "languages",
+    "max_steps",
     "max_length",
     "prefix_tokens",
     "rerank_alpha",

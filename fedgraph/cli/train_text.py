@@ -41,6 +41,14 @@ def add_text_arguments(p: argparse.ArgumentParser) -> None:
         "(default: all of them)",
     )
     p.add_argument(
+        "--max-steps",
+        type=non_negative,
+        default=0,
+        help="text: at most this many optimiser steps per client and round; an "
+        "epoch cut short takes the first batches of its shuffled order "
+        "(default: 0, no cap: --local-epochs whole epochs)",
+    )
+    p.add_argument(
         "--max-length",
         type=positive,
         default=12,
@@ -82,6 +90,7 @@ def text_settings(args: argparse.Namespace) -> Any:
         lr=args.lr,
         batch_size=args.batch_size,
         local_epochs=args.local_epochs,
+        max_steps=args.max_steps,
         max_length=args.max_length,
         num_prefix_tokens=args.prefix_tokens,
         margin=args.gamma,

@@ -346,6 +346,7 @@ def test_train_cli_batched_errors_before_writing(tmp_path, capsys, algorithm, me
         (["--encoder", "bert"], "`--encoder bert` applies to --model text only; "
          "the KGE models do not read it"),
         (["--languages", "en"], "`--languages en` applies to --model text only"),
+        (["--max-steps", "3"], "`--max-steps 3` applies to --model text only"),
         (["--num-bases", "4"], "`--num-bases 4` applies to --model rgcn only"),
         (["--clients", "3"], "`--clients 3` applies to --model rgcn only"),
     ],

@@ -110,7 +110,8 @@ def test_train_help_names_the_text_family(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "text (--model text): one of fedmkgc, fedmkgcparallel, independent" in text
     for option in ("--encoder", "--languages", "--max-length", "--prefix-tokens",
-                   "--rerank-alpha", "--rerank-hops", "--eval-batch-size"):  # fmt: skip
+                   "--rerank-alpha", "--rerank-hops", "--eval-batch-size",
+                   "--max-steps"):  # fmt: skip
         assert option in text
 
 

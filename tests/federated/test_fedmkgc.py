@@ -137,6 +137,38 @@ def test_training_lowers_the_loss_and_raises_train_mrr(tmp_path):
     assert mrr(after) > 0.8
 
 
+def test_max_steps_cuts_a_round_to_the_first_batches_of_its_order(tmp_path):
+    # 18 examples in batches of 6: 3 steps an epoch. Capped at 2, a round
+    # ends with the weights the uncapped round had after its 2nd step, and
+    # the batch order of the next round is the uncapped one (same draws).
+    capped = _client(tmp_path, max_steps=2)
+    full = _client(tmp_path)
+    after_two = {}
+
+    class Snapshot(torch.optim.Adam):
+        def step(self, closure=None):
+            out = super().step(closure)
+            self.n = getattr(self, "n", 0) + 1
+            if self.n == 2:
+                after_two.update(copy.deepcopy(full.model.state_dict()))
+            return out
+
+    full._adam = lambda: Snapshot(full.model.parameters(), lr=full.lr)
+    assert capped.fit(Payload(config={"local-epochs": 1})).metrics["count"] == 2
+    assert full.fit(Payload(config={"local-epochs": 1})).metrics["count"] == 3
+    got = capped.model.state_dict()
+    assert got.keys() == after_two.keys()
+    assert all(torch.equal(got[k], after_two[k]) for k in got)
+    assert torch.equal(capped.generator.get_state(), full.generator.get_state())
+    # counted over the round's epochs: 3 + 1 of 3 epochs; 0 is no cap
+    four = _client(tmp_path, max_steps=4)
+    assert four.fit(Payload(config={"local-epochs": 3})).metrics["count"] == 4
+    none = _client(tmp_path, max_steps=0)
+    assert none.fit(Payload(config={"local-epochs": 3})).metrics["count"] == 9
+    with pytest.raises(ValueError, match="`max_steps` must be non-negative"):
+        _client(tmp_path, max_steps=-1)
+
+
 def test_relation_prefixes_never_leave_the_client(tmp_path):
     spies = {
         c: Spy(_client(tmp_path, lang, seed=c)) for c, lang in enumerate(["en", "it"])

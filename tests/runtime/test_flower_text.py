@@ -76,6 +76,7 @@ def test_defaults_are_those_of_fedgraph_train():
         ("batch-size", 1.5, "`batch-size` must be an integer"),
         ("fraction", 0.5, "`fraction` must be 1.0 for fedmkgc"),
         ("rerank-hops", -1, "`rerank-hops` must be non-negative"),
+        ("max-steps", -1, "`max-steps` must be non-negative"),
         ("dim", 8, "Unknown run-config key `dim` for FedMKGC"),
         ("languages", "el, en el", "`languages` must name distinct languages"),
         ("resume", True, "`resume` needs `checkpoint-dir`"),

@@ -32,6 +32,7 @@ def _check_arguments(
     lr: float,
     batch_size: int,
     local_epochs: int,
+    max_steps: int,
     directions: Sequence[str],
 ) -> None:
     r"""A text client's arguments must be in range and fit each other."""
@@ -41,6 +42,8 @@ def _check_arguments(
         raise ValueError(f"`batch_size` must be positive (got {batch_size})")
     if local_epochs < 0:
         raise ValueError(f"`local_epochs` must be non-negative (got {local_epochs})")
+    if max_steps < 0:
+        raise ValueError(f"`max_steps` must be non-negative (got {max_steps})")
     if len(tokens) != graph.num_entities:
         raise ValueError(
             f"`tokens` holds {len(tokens)} entity texts but `graph` has "
@@ -94,6 +97,10 @@ class FedMKGCClient(Client):
             (default: :obj:`384`)
         local_epochs (int, optional): used when the config has no
             ``local-epochs``. (default: :obj:`1`)
+        max_steps (int, optional): at most this many optimiser steps per
+            :meth:`fit`, counted over its epochs; an epoch cut short takes
+            the first batches of its shuffled order. ``0``: no cap.
+            (default: :obj:`0`)
         margin (float, optional): :math:`\gamma`. (default: :obj:`0.02`)
         temperature (float, optional): :math:`\tau`. (default: :obj:`0.05`)
         rerank_alpha (float, optional): :math:`\alpha`; ``0`` disables
@@ -118,6 +125,7 @@ class FedMKGCClient(Client):
         lr: float = 5e-5,
         batch_size: int = 384,
         local_epochs: int = 1,
+        max_steps: int = 0,
         margin: float = 0.02,
         temperature: float = 0.05,
         rerank_alpha: float = 0.01,
@@ -127,11 +135,14 @@ class FedMKGCClient(Client):
         reset_optimizer: bool = True,
         seed: int = 0,
     ) -> None:
-        _check_arguments(graph, model, tokens, lr, batch_size, local_epochs, directions)
+        _check_arguments(
+            graph, model, tokens, lr, batch_size, local_epochs, max_steps, directions
+        )
         self.graph, self.model, self.tokens = graph, model, tokens
         self.lr = float(lr)
         self.batch_size = int(batch_size)
         self.local_epochs = int(local_epochs)
+        self.max_steps = int(max_steps)
         self.loss = InfoNCELoss(margin=margin, temperature=temperature)
         self.directions = tuple(directions)
         self.eval_batch_size = int(eval_batch_size)
@@ -174,6 +185,9 @@ class FedMKGCClient(Client):
         with torch.random.fork_rng(devices=[]):  # the client's own dropout stream
             torch.set_rng_state(self.dropout_state)
             for _ in range(epochs):
+                left = self.max_steps - steps if self.max_steps else None
+                if left == 0:
+                    break
                 s, n = train_bi_encoder_epoch(
                     self.model,
                     self.examples,
@@ -182,6 +196,7 @@ class FedMKGCClient(Client):
                     loss=self.loss,
                     batch_size=self.batch_size,
                     generator=self.generator,
+                    max_steps=left,
                 )
                 total, steps = total + s, steps + n
             self.dropout_state = torch.get_rng_state()
@@ -243,8 +258,8 @@ class FedMKGCClient(Client):
     def __repr__(self) -> str:
         return (
             f"FedMKGCClient(graph={self.graph.name!r}, model={self.model!r}, "
-            f"local_epochs={self.local_epochs}, batch_size={self.batch_size}, "
-            f"lr={self.lr})"
+            f"local_epochs={self.local_epochs}, max_steps={self.max_steps}, "
+            f"batch_size={self.batch_size}, lr={self.lr})"
         )
 
 

@@ -42,6 +42,9 @@ class MKGCSettings:
         lr (float): Adam learning rate. (default: 5e-5)
         batch_size (int): training batch = in-batch negatives. (default: 384)
         local_epochs (int): epochs per round. (default: 1)
+        max_steps (int): at most this many optimiser steps per client and
+            round (an epoch cut short takes the first batches of its
+            shuffled order); 0: no cap, every epoch whole. (default: 0)
         max_length (int): tokens per entity title, incl. special tokens.
             (default: 12)
         num_prefix_tokens (int): prefix vectors per relation. (default: 12)
@@ -57,6 +60,7 @@ class MKGCSettings:
     lr: float = 5e-5
     batch_size: int = 384
     local_epochs: int = 1
+    max_steps: int = 0
     max_length: int = 12
     num_prefix_tokens: int = 12
     margin: float = 0.02
@@ -200,6 +204,7 @@ def build_fedmkgc_clients(
             lr=settings.lr,
             batch_size=settings.batch_size,
             local_epochs=settings.local_epochs,
+            max_steps=settings.max_steps,
             margin=settings.margin,
             temperature=settings.temperature,
             rerank_alpha=settings.rerank_alpha,

@@ -19,6 +19,7 @@ def train_bi_encoder_epoch(
     loss: InfoNCELoss,
     batch_size: int = 384,
     generator: torch.Generator | None = None,
+    max_steps: int | None = None,
 ) -> tuple[float, int]:
     r"""One pass over ``examples`` in shuffled batches: encode each query
     :math:`(h, r)` and target :math:`t`, take :class:`InfoNCELoss` against
@@ -35,16 +36,24 @@ def train_bi_encoder_epoch(
         loss (InfoNCELoss): the loss.
         batch_size (int, optional): examples per step. (default: :obj:`384`)
         generator (torch.Generator, optional): shuffles the examples.
+        max_steps (int, optional): stop after this many steps, the first
+            ``max_steps`` batches of the shuffled order (the whole order is
+            drawn either way); :obj:`None`: the whole pass.
 
     Returns:
         (float, int): the sum of the step losses and the number of steps.
     """
     if batch_size < 1:
         raise ValueError(f"`batch_size` must be positive (got {batch_size})")
+    if max_steps is not None and max_steps < 0:
+        raise ValueError(f"`max_steps` must be non-negative (got {max_steps})")
     model.train()
     order = torch.randperm(examples.size(0), generator=generator)
     total, steps = 0.0, 0
-    for start in range(0, order.numel(), batch_size):
+    starts = range(0, order.numel(), batch_size)
+    if max_steps is not None:
+        starts = starts[:max_steps]
+    for start in starts:
         batch = examples[order[start : start + batch_size]]
         h, r, t = batch.unbind(1)
         q_ids, q_mask = tokens[h]

@@ -64,6 +64,7 @@ KEYS = {
     "lr": "lr",
     "batch-size": "batch_size",
     "local-epochs": "local_epochs",
+    "max-steps": "max_steps",
     "max-length": "max_length",
     "prefix-tokens": "num_prefix_tokens",
     "margin": "margin",
@@ -90,7 +91,7 @@ KEYS = {
 
 #: :class:`~fedgraph.federated.text.setup.MKGCSettings` fields set by the run config.
 SETTINGS = (
-    "lr", "batch_size", "local_epochs", "max_length", "num_prefix_tokens",
+    "lr", "batch_size", "local_epochs", "max_steps", "max_length", "num_prefix_tokens",
     "margin", "temperature", "rerank_alpha", "rerank_hops", "eval_batch_size",
     "seed",
 )  # fmt: skip
@@ -116,7 +117,7 @@ class TextRunSettings:
             :func:`~fedgraph.federated.text.setup.default_encoder`).
         num_rounds, fraction, eval_every, patience: the round loop
             (default: :obj:`50`, :obj:`1.0`, :obj:`5`, :obj:`3`).
-        lr, batch_size, local_epochs, max_length, num_prefix_tokens: the
+        lr, batch_size, local_epochs, max_steps, max_length, num_prefix_tokens: the
             :class:`~fedgraph.federated.text.setup.MKGCSettings` (key
             ``prefix-tokens`` for ``num_prefix_tokens``).
         margin, temperature, rerank_alpha, rerank_hops, eval_batch_size, seed:
@@ -144,6 +145,7 @@ class TextRunSettings:
     lr: float = 5e-5
     batch_size: int = 384
     local_epochs: int = 1
+    max_steps: int = 0
     max_length: int = 12
     num_prefix_tokens: int = 12
     margin: float = 0.02
@@ -190,7 +192,7 @@ class TextRunSettings:
                     f"Run-config key `{key}` must be positive "
                     f"(got {getattr(self, KEYS[key])})"
                 )
-        for key in ("patience", "rerank-alpha", "rerank-hops", "threads",
+        for key in ("patience", "max-steps", "rerank-alpha", "rerank-hops", "threads",
                     "num-clients", "temperature"):  # fmt: skip
             if getattr(self, KEYS[key]) < 0:
                 raise ValueError(
