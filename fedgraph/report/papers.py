@@ -557,6 +557,134 @@ def fedmkgc_table(results: Path, link: str = LINK) -> str:
     return "\n".join(lines)
 
 
+#: FedMKGC's Tables 2 and 3, Greek (Hits@1 / Hits@10 / MRR, %): mBERT, five
+#: DBP-5L languages, 50 sequential rounds, batch 384, titles translated to
+#: English; FedMKGC_OL, the same with the titles in their own language (as
+#: fedgraph reads them); SimKGC on Greek alone (Table 2's single-KG baseline).
+PUBLISHED_MKGC_GREEK = {
+    "FedMKGC (paper: mBERT, 5 languages, 50 rounds, English titles)": (
+        40.1,
+        73.7,
+        52.2,
+    ),
+    "FedMKGC_OL (paper: the same, titles in their own language)": (18.3, 47.1, 27.4),
+    "SimKGC, Greek alone (paper)": (22.8, 46.5, 26.3),
+}
+#: results files of ``benchmarks/fedmkgc_reduced.sh`` (Greek alone, then the
+#: federations ``fedmkgc-<partners>-el``).
+MKGC_REDUCED = "fedmkgc-reduced-"
+
+
+def _mkgc_reduced_runs(results: Path) -> list[tuple[str, str, dict[str, Any]]]:
+    r"""``(row label, file name, results)`` of the reduced protocol's runs:
+    Independent Greek first, then each FedMKGC federation ending in Greek."""
+    names = [f"{MKGC_REDUCED}independent-el.json"] + sorted(
+        Path(f).name
+        for f in glob.glob(str(results / f"{MKGC_REDUCED}fedmkgc-*-el.json"))
+    )
+    out = []
+    for name in names:
+        doc = _load(results / name)
+        if doc is None:
+            continue
+        langs = (doc.get("settings") or {}).get("client_languages") or []
+        if doc["settings"].get("algorithm") == "independent":
+            label = "Independent, Greek alone"
+        else:
+            label = "FedMKGC, sequential " + " → ".join(langs)
+        out.append((label, name, doc))
+    return out
+
+
+def _client_of(doc: dict[str, Any], language: str) -> int | None:
+    langs = (doc.get("settings") or {}).get("client_languages") or []
+    return langs.index(language) if language in langs else None
+
+
+def mkgc_client_steps(doc: dict[str, Any], client: int, up_to: int) -> int | None:
+    r"""Optimiser steps ``client`` took in rounds ``1 … up_to`` of a text
+    run, from its history (the rounds it trained alone; :obj:`None` when a
+    round trained it with others, whose step count is one merged sum)."""
+    steps = 0
+    for h in doc.get("history", []):
+        if h.get("round", 0) > up_to or client not in h.get("clients", []):
+            continue
+        if len(h["clients"]) != 1:
+            return None
+        steps += int((h.get("train") or {}).get("count", 0))
+    return steps
+
+
+def _steps(doc: dict[str, Any], client: int, up_to: int) -> str:
+    n = mkgc_client_steps(doc, client, up_to)
+    return "—" if n is None else f"{n:,}"
+
+
+def fedmkgc_reduced_table(results: Path, link: str = LINK) -> str:
+    r"""Markdown: Greek test metrics of the reduced protocol's runs (each at
+    its best validation round) beside the published ones, with the Greek
+    steps trained by that round, the queries ranked and the other
+    languages' test MRR."""
+    lines = [
+        "| model | Greek Hits@1 | Hits@10 | MRR | Greek test queries | "
+        "Greek steps (all clients) | tested round | other languages, MRR | results file |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for label, (h1, h10, mrr) in PUBLISHED_MKGC_GREEK.items():
+        lines.append(f"| {label} | {h1:.1f} | {h10:.1f} | {mrr:.1f} | | | | | |")
+    for label, name, doc in _mkgc_reduced_runs(results):
+        greek = _client_of(doc, "el")
+        clients = {c["client"]: c for c in doc.get("clients", [])}
+        if greek is None or greek not in clients:
+            continue
+        el = clients[greek]
+        best = int(doc.get("best_round", doc.get("rounds", 0)))
+        total = sum(
+            int((h.get("train") or {}).get("count", 0))
+            for h in doc.get("history", [])
+            if h.get("round", 0) <= best
+        )
+        langs = doc["settings"]["client_languages"]
+        others = " / ".join(
+            f"{lang} {100 * clients[i]['mrr']:.2f}"
+            for i, lang in enumerate(langs)
+            if lang != "el" and i in clients
+        )
+        lines.append(
+            f"| {label} | {100 * el['hits@1']:.2f} | {100 * el['hits@10']:.2f} | "
+            f"{100 * el['mrr']:.2f} | {int(el.get('n_queries', 0)):,} | "
+            f"{_steps(doc, greek, best)} ({total:,}) | {best} of {doc.get('rounds')} | "
+            f"{others or '—'} | [`{name}`]({link}{name}) |"
+        )
+    return "\n".join(lines)
+
+
+def fedmkgc_reduced_curves(results: Path) -> str:
+    r"""Markdown: Greek validation MRR of each reduced-protocol run against
+    the Greek steps trained so far (one row per step count validated)."""
+    runs = _mkgc_reduced_runs(results)
+    by_steps: dict[int, dict[str, float]] = {}
+    for label, _, doc in runs:
+        greek = _client_of(doc, "el")
+        for h in doc.get("history", []):
+            valid = (h.get("valid_clients") or {}).get(str(greek))
+            if valid is None:
+                continue
+            n = mkgc_client_steps(doc, int(greek), h["round"])
+            if n is not None:
+                by_steps.setdefault(n, {})[label] = 100 * valid["mrr"]
+    labels = [label for label, _, _ in runs]
+    lines = [
+        "| Greek steps | " + " | ".join(labels) + " |",
+        "|---|" + "---|" * len(labels),
+    ]
+    for n in sorted(by_steps):
+        row = by_steps[n]
+        cells = [f"{row[lab]:.2f}" if lab in row else "" for lab in labels]
+        lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 # ----------------------------------------------------------- partitions
 
 
@@ -855,6 +983,11 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
         "fedalign-aifb-rounds", "fedalign-mutag-rounds"
     ),
     "fedmkgc-slice": fedmkgc_table,
+    "fedmkgc-reduced": fedmkgc_reduced_table,
+    "fedmkgc-reduced-curves": fedmkgc_reduced_curves,
+    "fedmkgc-reduced-commands": lambda r: commands_list(
+        r, [name for _, name, _ in _mkgc_reduced_runs(r)]
+    ),
     "partition-relation": relation_split_table,
     "partition-spectral": spectral_split_table,
     "partition-published": published_partition_table,

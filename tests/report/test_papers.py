@@ -102,3 +102,75 @@ def test_server_optimiser_table_counts_rounds_to_fede_best(tmp_path):
     assert "| 20.00 (10) | not within 10 | 19.00 |" in adam_row
     assert "| 21 | [`fedlu-r3-fede-transe.json`]" in fede_row  # median 20, 21, 22
     assert papers.server_optimiser_table(tmp_path / "none").startswith("FedE has not")
+
+
+def _text_run(algorithm, languages, rounds, best, valid_at, mrr):
+    r"""A results file of ``fedgraph train --model text``: client ``i``
+    trains alone in rounds ``i + 1, i + 1 + M, …`` (the sequential order),
+    46 steps each; Greek is validated at ``valid_at`` rounds with MRR
+    ``mrr[k]``."""
+    m = len(languages)
+    greek = languages.index("el")
+    history = []
+    for r in range(1, rounds + 1):
+        h = {"round": r, "clients": [(r - 1) % m], "train": {"count": 46.0}}
+        if r in valid_at:
+            k = valid_at.index(r)
+            h["valid_clients"] = {str(c): {"mrr": 0.01} for c in range(m)}
+            h["valid_clients"][str(greek)] = {"mrr": mrr[k]}
+        history.append(h)
+    clients = [
+        {"client": c, "mrr": 0.05 + 0.1 * (c == greek), "hits@1": 0.025,
+         "hits@10": 0.125, "n_queries": 2034.0 if c == greek else 99.0}
+        for c in range(m)
+    ]  # fmt: skip
+    return {
+        "clients": clients,
+        "best_round": best,
+        "rounds": rounds,
+        "history": history,
+        "settings": {
+            "algorithm": algorithm,
+            "client_languages": languages,
+            "command": f"fedgraph train /x/shared/datasets/dbp-5l --algorithm {algorithm}",
+        },
+    }
+
+
+def test_fedmkgc_reduced_table_counts_greek_steps_at_the_tested_round(tmp_path):
+    ind = _text_run("independent", ["el"], 5, 4, [2, 4, 5], [0.1, 0.2, 0.15])
+    fed = _text_run("fedmkgc", ["en", "el"], 10, 8, [4, 8, 10], [0.12, 0.25, 0.2])
+    (tmp_path / "fedmkgc-reduced-independent-el.json").write_text(json.dumps(ind))
+    (tmp_path / "fedmkgc-reduced-fedmkgc-en-el.json").write_text(json.dumps(fed))
+    rows = papers.fedmkgc_reduced_table(tmp_path).splitlines()
+    assert len(rows) == 2 + 3 + 2  # header, 3 published rows, our 2 runs
+    assert rows[2].startswith("| FedMKGC (paper: mBERT") and "| 52.2 |" in rows[2]
+    assert "| 18.3 | 47.1 | 27.4 |" in rows[3] and "| 26.3 |" in rows[4]
+    # Independent: 4 Greek rounds of 46 steps by its best round 4
+    assert rows[5] == (
+        "| Independent, Greek alone | 2.50 | 12.50 | 15.00 | 2,034 | 184 (184) | "
+        "4 of 5 | — | [`fedmkgc-reduced-independent-el.json`]"
+        "(../results/fedmkgc-reduced-independent-el.json) |"
+    )
+    # FedMKGC en → el: rounds 2, 4, 6, 8 train Greek (184 steps), 8 rounds in all
+    assert rows[6].startswith(
+        "| FedMKGC, sequential en → el | 2.50 | 12.50 | 15.00 | 2,034 | 184 (368) | "
+        "8 of 10 | en 5.00 |"
+    )
+    curves = papers.fedmkgc_reduced_curves(tmp_path).splitlines()
+    assert curves[0] == (
+        "| Greek steps | Independent, Greek alone | FedMKGC, sequential en → el |"
+    )
+    assert curves[2:] == [
+        "| 92 | 10.00 | 12.00 |",
+        "| 184 | 20.00 | 25.00 |",
+        "| 230 | 15.00 | 20.00 |",
+    ]
+    cmds = papers.BLOCKS["fedmkgc-reduced-commands"](tmp_path)
+    assert "`fedgraph train $FEDGRAPH_DATA/dbp-5l --algorithm fedmkgc`" in cmds
+    # a round that trained two clients merges their steps: not attributable
+    fed["history"][1]["clients"] = [0, 1]
+    assert papers.mkgc_client_steps(fed, 1, 8) is None
+    assert papers.mkgc_client_steps(fed, 1, 1) == 0
+    # no results files: the published rows only
+    assert len(papers.fedmkgc_reduced_table(tmp_path / "none").splitlines()) == 5
