@@ -21,7 +21,10 @@
 #   python benchmarks/series_status.py runs/fedmkgc-reduced/*-el
 #
 # Rerunning the script continues each run from its last round (--resume); a
-# run with a results.json is reported and left as it is. STOP_AFTER=N ends
+# run with a results.json is reported and left as it is. A finished run's
+# results.json is copied to RESULTS/fedmkgc-reduced-NAME.json, where
+# `python -m fedgraph.report.papers` reads it (blocks fedmkgc-reduced,
+# fedmkgc-reduced-curves, fedmkgc-reduced-commands). STOP_AFTER=N ends
 # each run after N more rounds (checkpointed), to be continued by a later
 # call. Each run holds RUNS/NAME.lock (flock) while it trains. Every command
 # is appended to RUNS/commands.txt, and results.json records it too.
@@ -32,7 +35,7 @@
 # PARTNERS [en], STEPS [46 = one Greek epoch at batch 384], GREEK_ROUNDS [5],
 # VALID_EVERY [2], BATCH [384], THREADS [1 per run], NICE [10], PARALLEL [1:
 # both runs at once; 0: one after the other], STOP_AFTER [none], PYTHON
-# [python].
+# [python], RESULTS [docs/results].
 #
 # Edit this file only by writing a new copy and renaming it over the old one:
 # sh reads a script as it runs it.
@@ -51,11 +54,12 @@ NICE=${NICE:-10}
 PARALLEL=${PARALLEL:-1}
 STOP_AFTER=${STOP_AFTER:-}
 PYTHON=${PYTHON:-python}
+RESULTS=${RESULTS:-docs/results}
 export FEDGRAPH_DATA="${FEDGRAPH_DATA:-../shared/datasets}"
 export OMP_NUM_THREADS="$THREADS" MKL_NUM_THREADS="$THREADS"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
-mkdir -p "$RUNS"
+mkdir -p "$RUNS" "$RESULTS"
 
 cycle=$(( $(echo $PARTNERS | wc -w) + 1 ))  # rounds per Greek round
 partners_name=$(echo $PARTNERS | tr ' ' '-')
@@ -70,6 +74,7 @@ train() {  # NAME ALGORITHM ROUNDS EVAL_EVERY LANGUAGES...
     out="$RUNS/$name"
     if [ -f "$out/results.json" ]; then
         echo "$(date -u +%FT%TZ) $name: finished ($out/results.json)"
+        publish "$name"
         return 0
     fi
     cmd="$PYTHON -m fedgraph.cli.main train $DATA --algorithm $algorithm \
@@ -80,7 +85,15 @@ train() {  # NAME ALGORITHM ROUNDS EVAL_EVERY LANGUAGES...
     flock "$RUNS/$name.lock" nice -n "$NICE" $cmd >> "$RUNS/$name.log" 2>&1
     status=$?
     echo "$(date -u +%FT%TZ) $name: exit $status"
+    [ "$status" = 0 ] && [ -f "$out/results.json" ] && publish "$name"
     return $status
+}
+
+publish() {  # NAME: its results.json into RESULTS, written whole then renamed
+    target="$RESULTS/fedmkgc-reduced-$1.json"
+    cmp -s "$RUNS/$1/results.json" "$target" && return 0
+    cp "$RUNS/$1/results.json" "$target.tmp" && mv "$target.tmp" "$target" &&
+        echo "$(date -u +%FT%TZ) $1: results copied to $target"
 }
 
 independent() {

@@ -623,10 +623,11 @@ def _steps(doc: dict[str, Any], client: int, up_to: int) -> str:
 def fedmkgc_reduced_table(results: Path, link: str = LINK) -> str:
     r"""Markdown: Greek test metrics of the reduced protocol's runs (each at
     its best validation round) beside the published ones, with the Greek
-    steps trained by that round, the queries ranked and the other
+    steps trained by that round, the test triples ranked (head and tail
+    of each) and the other
     languages' test MRR."""
     lines = [
-        "| model | Greek Hits@1 | Hits@10 | MRR | Greek test queries | "
+        "| model | Greek Hits@1 | Hits@10 | MRR | Greek test triples | "
         "Greek steps (all clients) | tested round | other languages, MRR | results file |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
@@ -652,7 +653,7 @@ def fedmkgc_reduced_table(results: Path, link: str = LINK) -> str:
         )
         lines.append(
             f"| {label} | {100 * el['hits@1']:.2f} | {100 * el['hits@10']:.2f} | "
-            f"{100 * el['mrr']:.2f} | {int(el.get('n_queries', 0)):,} | "
+            f"{100 * el['mrr']:.2f} | {int(el.get('n_test', 0)):,} | "
             f"{_steps(doc, greek, best)} ({total:,}) | {best} of {doc.get('rounds')} | "
             f"{others or '—'} | [`{name}`]({link}{name}) |"
         )

@@ -121,7 +121,7 @@ def _text_run(algorithm, languages, rounds, best, valid_at, mrr):
         history.append(h)
     clients = [
         {"client": c, "mrr": 0.05 + 0.1 * (c == greek), "hits@1": 0.025,
-         "hits@10": 0.125, "n_queries": 2034.0 if c == greek else 99.0}
+         "hits@10": 0.125, "n_test": 1017 if c == greek else 99}
         for c in range(m)
     ]  # fmt: skip
     return {
@@ -148,13 +148,13 @@ def test_fedmkgc_reduced_table_counts_greek_steps_at_the_tested_round(tmp_path):
     assert "| 18.3 | 47.1 | 27.4 |" in rows[3] and "| 26.3 |" in rows[4]
     # Independent: 4 Greek rounds of 46 steps by its best round 4
     assert rows[5] == (
-        "| Independent, Greek alone | 2.50 | 12.50 | 15.00 | 2,034 | 184 (184) | "
+        "| Independent, Greek alone | 2.50 | 12.50 | 15.00 | 1,017 | 184 (184) | "
         "4 of 5 | — | [`fedmkgc-reduced-independent-el.json`]"
         "(../results/fedmkgc-reduced-independent-el.json) |"
     )
     # FedMKGC en → el: rounds 2, 4, 6, 8 train Greek (184 steps), 8 rounds in all
     assert rows[6].startswith(
-        "| FedMKGC, sequential en → el | 2.50 | 12.50 | 15.00 | 2,034 | 184 (368) | "
+        "| FedMKGC, sequential en → el | 2.50 | 12.50 | 15.00 | 1,017 | 184 (368) | "
         "8 of 10 | en 5.00 |"
     )
     curves = papers.fedmkgc_reduced_curves(tmp_path).splitlines()
