@@ -24,7 +24,8 @@
 # Greek round), but lets it pick its best of more rounds. PARTNERS="en fr"
 # adds French before Greek in each cycle (3 x GREEK_ROUNDS rounds).
 #
-#   nohup sh benchmarks/fedmkgc_reduced.sh > runs/fedmkgc-reduced.log 2>&1 &
+#   mkdir -p runs && PYTHON=.venv/bin/python \
+#       nohup sh benchmarks/fedmkgc_reduced.sh > runs/fedmkgc-reduced.log 2>&1 &
 #   python benchmarks/series_status.py runs/fedmkgc-reduced/*-el
 #
 # Rerunning the script continues each run from its last round (--resume); a
