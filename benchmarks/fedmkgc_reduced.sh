@@ -1,6 +1,6 @@
 #!/bin/sh
 # FedMKGC against Independent on DBP-5L's Greek KG, reduced to fit a 2-core
-# CPU in about 2.5 hours (the reduction is stated in docs/fedmkgc.md,
+# CPU in about 2-2.3 hours with both cores free (the reduction is stated in docs/fedmkgc.md,
 # "A reduced protocol for a CPU"):
 #
 #   independent-el    Greek alone: GREEK_ROUNDS rounds of at most STEPS Adam
@@ -17,7 +17,7 @@
 # tail, filtered, among all 5,231 Greek entities, with the re-ranking bonus)
 # come from the best validation round, and no run stops early (--patience 0).
 # By default both are validated once, after the last round (a FedMKGC
-# validation ranks English's 24,051 validation triples too, about 4 times a
+# validation ranks English's 24,051 validation triples too, about twice a
 # Greek training round's time), so both are tested after exactly
 # GREEK_ROUNDS x STEPS Greek steps. IND_VALID_EVERY=1 draws Independent's
 # validation curve at little cost (a Greek validation is about a third of a
