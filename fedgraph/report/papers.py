@@ -380,13 +380,6 @@ def _first_reaching(doc: dict[str, Any], target: float) -> str:
     return f"not within {doc['rounds']}"
 
 
-def _median_train_seconds(doc: dict[str, Any]) -> str:
-    r"""The median training seconds of a round (robust to rounds slowed by
-    other jobs on the machine, which a mean would carry)."""
-    secs = [h["train_seconds"] for h in doc.get("history", []) if "train_seconds" in h]
-    return f"{statistics.median(secs):.0f}" if secs else "–"
-
-
 def server_optimiser_table(results: Path, link: str = LINK) -> str:
     r"""Markdown: FedAvgM, FedAdam and FedYogi against FedE on FB15k-237 R3
     (TransE): best validation MRR and its round, the first validated round
@@ -398,8 +391,8 @@ def server_optimiser_table(results: Path, link: str = LINK) -> str:
     lines = [
         "| method | server settings | best valid MRR (round) | first round ≥ FedE's "
         f"best ({100 * target:.2f}) | test MRR | Hits@1 | Hits@10 | rounds run "
-        "| median train s / round | results file |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| results file |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for method, label in SERVER_OPTIMISERS:
         name = f"fedlu-r3-{method}-transe.json"
@@ -412,7 +405,7 @@ def server_optimiser_table(results: Path, link: str = LINK) -> str:
             f"({doc['best_round']}) | {_first_reaching(doc, target)} "
             f"| {100 * w['mrr']:.2f} | {100 * w['hits@1']:.2f} "
             f"| {100 * w['hits@10']:.2f} | {doc['rounds']} "
-            f"| {_median_train_seconds(doc)} | [`{name}`]({link}{name}) |"
+            f"| [`{name}`]({link}{name}) |"
         )
     return "\n".join(lines)
 

@@ -100,7 +100,9 @@ def test_server_optimiser_table_counts_rounds_to_fede_best(tmp_path):
     assert "| 32.00 (15) | 15 | 31.00 |" in fede_row
     assert "server_lr = 1.0, momentum = 0.9 | 33.00 (10) | 10 | 30.00 |" in avgm_row
     assert "| 20.00 (10) | not within 10 | 19.00 |" in adam_row
-    assert "| 21 | [`fedlu-r3-fede-transe.json`]" in fede_row  # median 20, 21, 22
+    assert fede_row.endswith(
+        "| 15 | [`fedlu-r3-fede-transe.json`](../results/fedlu-r3-fede-transe.json) |"
+    )
     assert papers.server_optimiser_table(tmp_path / "none").startswith("FedE has not")
 
 
