@@ -367,11 +367,11 @@ def test_private_alignment_needs_the_secret_on_every_node(partition, tmp_path):
             "either it or private alignment",
         ),
         ({"privacy.secagg": True, "privacy.secagg-levels": 1}, "privacy"),
+        ({"privacy.recorduploads": "all"}, "Unknown run-config key `privacy.rec"),
         (
-            {"privacy.record-uploads": "all"},
-            "Unknown run-config key `privacy.record-uploads`",
+            {"privacy.dp-epsilon": -1.0},
+            "Run-config key `privacy.dp-epsilon` must be non-negative",
         ),
-        ({"privacy.dp-epsilon": -1.0}, "`dp_epsilon` must be non-negative"),
         ({"privacy.secagg": True, "fusion.enabled": True}, "does not combine"),
     ],
 )
@@ -571,7 +571,8 @@ def test_secagg_plus_recovers_the_sum_of_a_round_that_lost_a_node(partition, tmp
         ("secagg", {"privacy.secagg": True, "privacy.secagg-threshold": 2}),
     ):
         out = tmp_path / name
-        cfg = run_config(partition, "fede", out, **{"accept-failures": True, **extra})
+        extra = {"accept-failures": True, "privacy.record-uploads": "all", **extra}
+        cfg = run_config(partition, "fede", out, **extra)
         grid = type("G", (LosingGrid, RecordingGrid), {})(client_app, nodes, cfg)
         _run(grid, cfg)
         runs[name] = (json.loads((out / "results.json").read_text()), grid)
@@ -588,6 +589,17 @@ def test_secagg_plus_recovers_the_sum_of_a_round_that_lost_a_node(partition, tmp
     assert _curve(secure["history"]) == pytest.approx(
         _curve(plain["history"]), abs=TOLERANCE
     )
+    # what the ServerApp recorded of round 2: the survivors' replies only (a
+    # masked vector each, with the setup and unmask replies), and a table that
+    # is the plain run's over the survivors up to the quantisation
+    from fedgraph.privacy.record import load_round
+
+    rec = {name: load_round(tmp_path / name / "uploads", 2) for name in runs}
+    assert sorted(rec["plain"]["uploads"]) == sorted(rec["secagg"]["uploads"]) == [0, 2]
+    for up in rec["secagg"]["uploads"].values():
+        assert "secagg-masked" in up["arrays"] and not up["row_ids"]
+    table = rec["secagg"]["aggregate"]["entity"]
+    assert torch.allclose(table, rec["plain"]["aggregate"]["entity"], atol=1e-5)
     # three training exchanges a round (setup, masked input, unmask): 3 x 3
     # replies in round 1; in round 2 client 1's masked input is an error reply
     # and it is asked for no share; then the lost node is left out
