@@ -190,3 +190,33 @@ def test_the_server_needs_no_data_when_the_run_config_gives_the_clients(partitio
 def test_data_must_be_a_partition_folder(tmp_path):
     with pytest.raises(ValueError, match="saved RDF partition folder"):
         load_rdf_federation(str(tmp_path / "missing"))
+
+
+def test_compact_messages_give_the_same_rgcn_run_in_three_objects_a_message(
+    partition, tmp_path
+):
+    # `compact-messages` in the Fed-RGCN apps: the run, its ledger and the
+    # server's bases are those of the default layout; every message is 3
+    # Flower objects (the toy's tensors fit in one chunk).
+    docs, grids = [], []
+    for compact in (False, True):
+        out = tmp_path / f"out-{compact}"
+        cfg = {**run_config(partition, "fedalign", out), "compact-messages": compact}
+        grids.append(run_local(server_app, client_app, cfg, 3))
+        doc = json.loads((out / "results.json").read_text())
+        docs.append(
+            (
+                [
+                    {k: v for k, v in h.items() if "seconds" not in k}
+                    for h in doc["history"]
+                ],
+                doc["comm"],
+                torch.load(out / "server.pt", weights_only=False)["strategy"],
+            )
+        )
+    (plain_h, plain_comm, plain_state), (packed_h, packed_comm, packed_state) = docs
+    assert packed_h == plain_h and packed_comm == plain_comm
+    assert _equal(packed_state, plain_state)
+    for way in ("down", "up"):
+        assert grids[1].wire_objects[way] % 3 == 0
+        assert grids[0].wire_objects[way] > 1.5 * grids[1].wire_objects[way]

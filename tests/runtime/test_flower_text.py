@@ -239,3 +239,32 @@ def test_a_checkpointed_run_stopped_and_resumed_gives_the_whole_runs_numbers(
     assert a["rounds"] == b["rounds"] == 3
     assert a["weighted"] == b["weighted"] and a["history"] == b["history"]
     assert a["clients"] == b["clients"]
+
+
+def test_compact_messages_give_the_same_text_run_in_three_objects_a_message(
+    toy, tmp_path
+):
+    # `compact-messages` in the FedMKGC apps: the results and the ledger of the
+    # default layout; every message 3 Flower objects, or 6 where the tensors
+    # exceed one Flower array chunk.
+    data, model = toy
+    cfg = {"data": str(data), "algorithm": "fedmkgc", "encoder": str(model), **FAST}
+    runs, grids = [], []
+    for compact in (False, True):
+        out = tmp_path / f"out-{compact}"
+        grids.append(
+            run_local(
+                server_app,
+                client_app,
+                {**cfg, "out": str(out), "compact-messages": compact},
+                2,
+            )
+        )
+        clear_caches()
+        runs.append(_results(out))
+    plain, packed = runs
+    for key in ("weighted", "clients", "history", "comm"):
+        assert packed[key] == plain[key], key
+    for way in ("down", "up"):
+        assert grids[1].wire_objects[way] % 3 == 0
+        assert grids[0].wire_objects[way] > 1.5 * grids[1].wire_objects[way]

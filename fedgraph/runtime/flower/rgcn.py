@@ -75,6 +75,7 @@ KEYS = {
     "accept-failures": "accept_failures",
     "wait-for-failed": "wait_for_failed",
     "pull-backoff": "pull_backoff",
+    "compact-messages": "compact_messages",
     "client-mods": "client_mods",
 }
 
@@ -114,6 +115,9 @@ class RGCNRunSettings:
         wait_for_failed, pull_backoff: waiting for a failed client and
             Flower's object-pull retry, as in
             :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
+        compact_messages (bool): every message in the packed layout (3
+            Flower objects), as in
+            :class:`~fedgraph.runtime.flower.FlowerRunSettings`; same values.
     """
 
     data: str
@@ -138,6 +142,7 @@ class RGCNRunSettings:
     accept_failures: bool = False
     wait_for_failed: float = 0.0
     pull_backoff: float = 0.0
+    compact_messages: bool = False
     client_mods: str = ""
 
     @classmethod

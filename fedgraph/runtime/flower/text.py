@@ -82,6 +82,7 @@ KEYS = {
     "accept-failures": "accept_failures",
     "wait-for-failed": "wait_for_failed",
     "pull-backoff": "pull_backoff",
+    "compact-messages": "compact_messages",
     "client-mods": "client_mods",
     "checkpoint-dir": "checkpoint_dir",
     "resume": "resume",
@@ -126,7 +127,7 @@ class TextRunSettings:
         reply_timeout, connect_timeout, num_clients, min_available_nodes: as
             in :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
         min_fit_nodes, accept_failures, client_mods: the same.
-        wait_for_failed, pull_backoff: the same.
+        wait_for_failed, pull_backoff, compact_messages: the same.
         checkpoint_dir, resume, run_name: checkpoints on the server and every
             node, and resuming from them, as in
             :class:`~fedgraph.runtime.flower.FlowerRunSettings`.
@@ -162,6 +163,7 @@ class TextRunSettings:
     accept_failures: bool = False
     wait_for_failed: float = 0.0
     pull_backoff: float = 0.0
+    compact_messages: bool = False
     client_mods: str = ""
     checkpoint_dir: str = ""
     resume: bool = False
