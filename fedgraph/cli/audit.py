@@ -1,6 +1,7 @@
 r"""``fedgraph audit RUN_DIR --attack NAME``: what the server of a
-``fedgraph train --record-uploads`` run could infer, per client, against
-a random guess (see docs/privacy.md)."""
+``fedgraph train --record-uploads`` run (or of a Flower deployment with
+``privacy.record-uploads``) could infer, per client, against a random guess
+(see docs/privacy.md)."""
 
 from __future__ import annotations
 
@@ -16,12 +17,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="run a privacy attack on a run's recorded uploads",
         description=(
             "Runs ATTACK as the server of RUN_DIR (a `fedgraph train "
-            "--record-uploads` run) and scores it per client against the "
+            "--record-uploads` run, or the `out` folder of a finished Flower "
+            "run with run-config key privacy.record-uploads) and scores it per "
+            "client against the "
             "clients' true data, beside a random guess; writes "
             "RUN_DIR/audit-ATTACK.json (or --out)."
         ),
     )
-    p.add_argument("run_dir", type=Path, help="a fedgraph train output folder")
+    p.add_argument(
+        "run_dir",
+        type=Path,
+        help="a fedgraph train output folder or a Flower run's `out` folder",
+    )
     p.add_argument(
         "--attack",
         required=True,

@@ -26,7 +26,14 @@ from fedgraph.privacy.setup import UPLOADS_DIR, alignment_secret
 
 
 def _token_map(run_dir: Path, fed: Any) -> tuple[Tensor, Tensor]:
-    secret = alignment_secret(run_dir, create=False)
+    try:
+        secret = alignment_secret(run_dir, create=False)
+    except FileNotFoundError as exc:  # a deployment keeps it on the nodes
+        raise FileNotFoundError(
+            f"{exc}: auditing private alignment maps tokens back to entities "
+            "with the federation secret; for a Flower deployment copy a client "
+            "node's secret file there"
+        ) from None
     names = [entity_name(i, fed.entity_names) for i in range(fed.num_entities)]
     tokens = entity_tokens(names, secret)
     order = torch.argsort(tokens)
@@ -80,18 +87,25 @@ def server_views(
 
 
 def _recorded_settings(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    r"""The settings of the ``fedgraph train`` run in ``run_dir`` and its
-    privacy settings (it must have recorded its uploads)."""
-    meta_file = run_dir / "progress.json"
-    if not meta_file.is_file():
+    r"""The settings of the run in ``run_dir`` and its privacy settings (it
+    must have recorded its uploads): ``progress.json`` of a ``fedgraph
+    train`` run, else ``results.json`` (a Flower deployment's ``out``
+    folder, written when the run ends)."""
+    for name in ("progress.json", "results.json"):
+        meta_file = run_dir / name
+        if meta_file.is_file():
+            break
+    else:
         raise FileNotFoundError(
-            f"{meta_file} not found: is `{run_dir}` a `fedgraph train` run?"
+            f"{run_dir} holds neither progress.json nor results.json: is it a "
+            "`fedgraph train` run or the `out` folder of a finished Flower run?"
         )
     meta = json.loads(meta_file.read_text())["settings"]
     privacy = meta.get("privacy") or {}
     if not privacy.get("record_uploads"):
         raise ValueError(
-            f"`{run_dir}` did not record uploads: train with --record-uploads"
+            f"`{run_dir}` did not record uploads: train with --record-uploads "
+            "(a Flower deployment: run-config key `privacy.record-uploads`)"
         )
     return meta, privacy
 

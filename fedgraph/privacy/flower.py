@@ -34,6 +34,12 @@ fedgraph payload. With every defence off they are the plain apps.
   uploads (:class:`~fedgraph.privacy.dp.DPUploadClient`, the noise seeded as
   in ``fedgraph train``); ``results.json`` gets each client's
   :math:`(\varepsilon, \delta)` (:func:`dp_report`).
+* ``privacy.record-uploads = "last"`` or ``"all"``: the ``ServerApp``
+  records what it is handed, after every client-side defence (rows, tokens,
+  noised rows, or masked vectors and the aggregate), in the files of
+  ``fedgraph train --record-uploads`` under ``out/uploads``
+  (:class:`~fedgraph.privacy.record.UploadRecorder`), so that ``fedgraph
+  audit OUT`` runs on a deployment.
 
 Components (``[tool.flwr.app.components]``, ``examples/flower_private_app``):
 ``serverapp = "fedgraph.privacy.flower:server_app"`` and ``clientapp =
@@ -77,17 +83,10 @@ from fedgraph.runtime.flower.server_app import build_kge_strategy
 
 #: run-config prefix of the privacy keys.
 PRIVACY_PREFIX = "privacy."
-#: run-config key (after the prefix) → :class:`PrivacySettings` field.
+#: run-config key (after the prefix) → :class:`PrivacySettings` field: every
+#: field, kebab-cased (``record_uploads`` → ``privacy.record-uploads``).
 PRIVACY_KEYS = {
-    "secagg": "secagg",
-    "secagg-neighbours": "secagg_neighbours",
-    "secagg-clip-range": "secagg_clip_range",
-    "secagg-levels": "secagg_levels",
-    "secagg-threshold": "secagg_threshold",
-    "private-alignment": "private_alignment",
-    "dp-epsilon": "dp_epsilon",
-    "dp-delta": "dp_delta",
-    "dp-clip": "dp_clip",
+    f.name.replace("_", "-"): f.name for f in dataclasses.fields(PrivacySettings)
 }
 
 
@@ -110,8 +109,13 @@ def parse_privacy(values: Mapping[str, Any]) -> PrivacySettings | None:
         kwargs[name] = cast_setting(what, value, getattr(defaults, name))
     try:
         out = PrivacySettings(**kwargs)
-    except ValueError as exc:
-        raise ValueError(f"Run-config keys `{PRIVACY_PREFIX}*`: {exc}") from None
+    except ValueError as exc:  # name the run-config key, not the field
+        msg = str(exc)
+        for key, name in PRIVACY_KEYS.items():
+            msg = msg.replace(f"`{name}`", f"`{PRIVACY_PREFIX}{key}`")
+        if msg.startswith(f"`{PRIVACY_PREFIX}"):
+            raise ValueError(f"Run-config key {msg}") from None
+        raise ValueError(f"Run-config keys `{PRIVACY_PREFIX}*`: {msg}") from None
     return out if out.active else None
 
 
@@ -121,9 +125,13 @@ def privacy_defaults() -> dict[str, Any]:
     return {PRIVACY_PREFIX + k: getattr(base, n) for k, n in PRIVACY_KEYS.items()}
 
 
-def wrap_strategy(strategy: Any, privacy: PrivacySettings | None) -> Any:
+def wrap_strategy(strategy: Any, privacy: PrivacySettings | None, out: str = "") -> Any:
     r"""The server's strategy with ``privacy``'s defences (the server side
-    of :func:`~fedgraph.privacy.setup.apply_privacy`; no secret needed)."""
+    of :func:`~fedgraph.privacy.setup.apply_privacy`; no secret needed) and,
+    with ``privacy.record-uploads``, the upload recorder outermost: it
+    stores what the ``ServerApp`` is handed under ``out/uploads``
+    (:class:`~fedgraph.privacy.record.UploadRecorder`, the files of
+    ``fedgraph train --record-uploads``)."""
     if privacy is None:
         return strategy
     from fedgraph.privacy.alignment import KeyedHashStrategy
@@ -139,7 +147,21 @@ def wrap_strategy(strategy: Any, privacy: PrivacySettings | None) -> Any:
             privacy.secagg_levels,
             privacy.secagg_threshold,
         )
+    if privacy.record_uploads:
+        from fedgraph.privacy.record import UploadRecorder
+        from fedgraph.privacy.setup import UPLOADS_DIR
+
+        if not out:
+            raise ValueError(_RECORD_NEEDS_OUT)
+        directory = Path(out) / UPLOADS_DIR
+        strategy = UploadRecorder(strategy, directory, privacy.record_uploads)
     return strategy
+
+
+_RECORD_NEEDS_OUT = (
+    "Run-config key `privacy.record-uploads` records under `out`/uploads: "
+    "set `out`, the ServerApp's output folder"
+)
 
 
 @functools.lru_cache(maxsize=8)
@@ -219,6 +241,8 @@ class PrivateRunSettings(FlowerRunSettings):
                 "`privacy.*` defences (the fusion step evaluates each client's "
                 "model outside them)"
             )
+        if privacy is not None and privacy.record_uploads and not base.out:
+            raise ValueError(_RECORD_NEEDS_OUT)
         if (
             privacy is not None
             and privacy.secagg_threshold
@@ -238,7 +262,7 @@ def build_private_strategy(
     r""":func:`~fedgraph.runtime.flower.build_kge_strategy`'s strategy in
     the server side of ``cfg.privacy`` (:func:`wrap_strategy`)."""
     strategy, num_clients = build_kge_strategy(cfg, aligned)
-    return wrap_strategy(strategy, cfg.privacy), num_clients
+    return wrap_strategy(strategy, cfg.privacy, cfg.out), num_clients
 
 
 def build_private_client(cfg: PrivateRunSettings, node_config: Any) -> tuple[Any, int]:

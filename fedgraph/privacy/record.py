@@ -105,7 +105,8 @@ def load_round(
     rounds = recorded_rounds(d)
     if not rounds:
         raise FileNotFoundError(
-            f"no recorded uploads in {d}: train with --record-uploads"
+            f"no recorded uploads in {d}: train with --record-uploads "
+            "(Flower: run-config key `privacy.record-uploads`)"
         )
     r = rounds[-1] if server_round is None else int(server_round)
     if r not in rounds:
@@ -116,7 +117,10 @@ def load_round(
 def load_registration(directory: str | os.PathLike[str]) -> dict[int, dict]:
     path = Path(directory) / REGISTRATION
     if not path.is_file():
-        raise FileNotFoundError(f"{path} not found: train with --record-uploads")
+        raise FileNotFoundError(
+            f"{path} not found: train with --record-uploads (Flower: run-config "
+            "key `privacy.record-uploads`)"
+        )
     return torch.load(path, weights_only=False, map_location="cpu")
 
 

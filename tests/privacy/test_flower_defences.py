@@ -8,6 +8,7 @@ into Flower's wire objects; the deployment with real processes is the
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -367,11 +368,11 @@ def test_private_alignment_needs_the_secret_on_every_node(partition, tmp_path):
             "either it or private alignment",
         ),
         ({"privacy.secagg": True, "privacy.secagg-levels": 1}, "privacy"),
+        ({"privacy.recorduploads": "all"}, "Unknown run-config key `privacy.rec"),
         (
-            {"privacy.record-uploads": "all"},
-            "Unknown run-config key `privacy.record-uploads`",
+            {"privacy.dp-epsilon": -1.0},
+            "Run-config key `privacy.dp-epsilon` must be non-negative",
         ),
-        ({"privacy.dp-epsilon": -1.0}, "`dp_epsilon` must be non-negative"),
         ({"privacy.secagg": True, "fusion.enabled": True}, "does not combine"),
     ],
 )
@@ -451,12 +452,20 @@ def test_the_private_example_app_lists_every_key_of_the_plain_one():
 
 
 # ------------------------------------------------- real processes (slow)
-def _deploy(tmp_path, data, run_config, node_config=""):
+def _deploy(
+    tmp_path, data, run_config, node_config="", env=None, during=None, poll=None
+):
     r"""A SuperLink and 3 SuperNodes on 127.0.0.1 (the launcher of
     ``benchmarks/flower_deploy.py``) running ``examples/flower_private_app``
-    with ``run_config``; returns the run's ``results.json``."""
+    with ``run_config``; returns the run's ``results.json``. ``env`` adds
+    to every process's environment (a ``PYTHONPATH`` entry is appended to
+    fedgraph's); ``during(deployment)`` runs in a thread while the run does
+    (e.g. to kill a node); ``poll`` (seconds) starts the SuperNodes with
+    fedgraph's launcher and that idle poll (``--node-poll`` of the
+    benchmark) instead of Flower's 3 s."""
     import importlib.util
     import shutil
+    import threading
     import types
 
     from test_flower_deploy import free_ports
@@ -470,8 +479,15 @@ def _deploy(tmp_path, data, run_config, node_config=""):
 
     class Deployment(launcher.Deployment):
         def start_node(self, k):
+            if poll is None:
+                start = [str(launcher.BIN / "flower-supernode")]
+            else:
+                start = [
+                    sys.executable, "-m", "fedgraph.runtime.flower.supernode",
+                    "--idle-poll-interval", str(poll),
+                ]  # fmt: skip
             cmd = [
-                str(launcher.BIN / "flower-supernode"), "--insecure",
+                *start, "--insecure",
                 "--superlink", f"127.0.0.1:{self.link_port}",
                 "--host", "127.0.0.1", "--port", str(self.link_port + 1 + k),
                 "--node-config", f"partition-id={k} {node_config}".strip(),
@@ -483,18 +499,30 @@ def _deploy(tmp_path, data, run_config, node_config=""):
         port=free_ports(9600), tls=False, timeline=False, clientapp="worker"
     )
     dep = Deployment(work, data, 3, args)
+    for key, value in (env or {}).items():
+        for proc_env in (dep.server_env, dep.node_env):
+            old = proc_env.get(key) if key == "PYTHONPATH" else None
+            proc_env[key] = f"{old}{os.pathsep}{value}" if old else value
     app = work / "app"
     shutil.copytree(root / "examples" / "flower_private_app", app)
     out = work / "server" / "out"
     config = {**run_config, "data": "data", "out": str(out), "threads": 1}
     config["connect-timeout"] = 600.0
+    if poll is not None:  # the ServerApp's retry of late reply objects too
+        config["pull-backoff"] = 0.05
     text = " ".join(f"{k}={launcher.toml_value(v)}" for k, v in config.items())
     try:
         dep.start_superlink()
         dep.write_flwr_config()
         for k in range(3):
             dep.start_node(k)
+        watcher = None
+        if during is not None:
+            watcher = threading.Thread(target=during, args=(dep,), daemon=True)
+            watcher.start()
         rc = dep.run(app, text, lambda line: None)
+        if watcher is not None:
+            watcher.join(timeout=5)
     finally:
         dep.stop_all()
     status = json.loads((out / "status.json").read_text())
@@ -571,7 +599,8 @@ def test_secagg_plus_recovers_the_sum_of_a_round_that_lost_a_node(partition, tmp
         ("secagg", {"privacy.secagg": True, "privacy.secagg-threshold": 2}),
     ):
         out = tmp_path / name
-        cfg = run_config(partition, "fede", out, **{"accept-failures": True, **extra})
+        extra = {"accept-failures": True, "privacy.record-uploads": "all", **extra}
+        cfg = run_config(partition, "fede", out, **extra)
         grid = type("G", (LosingGrid, RecordingGrid), {})(client_app, nodes, cfg)
         _run(grid, cfg)
         runs[name] = (json.loads((out / "results.json").read_text()), grid)
@@ -588,6 +617,17 @@ def test_secagg_plus_recovers_the_sum_of_a_round_that_lost_a_node(partition, tmp
     assert _curve(secure["history"]) == pytest.approx(
         _curve(plain["history"]), abs=TOLERANCE
     )
+    # what the ServerApp recorded of round 2: the survivors' replies only (a
+    # masked vector each, with the setup and unmask replies), and a table that
+    # is the plain run's over the survivors up to the quantisation
+    from fedgraph.privacy.record import load_round
+
+    rec = {name: load_round(tmp_path / name / "uploads", 2) for name in runs}
+    assert sorted(rec["plain"]["uploads"]) == sorted(rec["secagg"]["uploads"]) == [0, 2]
+    for up in rec["secagg"]["uploads"].values():
+        assert "secagg-masked" in up["arrays"] and not up["row_ids"]
+    table = rec["secagg"]["aggregate"]["entity"]
+    assert torch.allclose(table, rec["plain"]["aggregate"]["entity"], atol=1e-5)
     # three training exchanges a round (setup, masked input, unmask): 3 x 3
     # replies in round 1; in round 2 client 1's masked input is an error reply
     # and it is asked for no share; then the lost node is left out
@@ -595,6 +635,86 @@ def test_secagg_plus_recovers_the_sum_of_a_round_that_lost_a_node(partition, tmp
     trains = [m for m in received if m.metadata.message_type == "train"]
     assert len(trains) == 9 + (3 + 3 + 2) + 2 * (2 + 2 + 2)
     assert sum(m.has_error() for m in trains) == 1
+
+
+@pytest.mark.slow
+def test_a_supernode_killed_mid_round_under_secagg_plus_leaves_the_survivors_sum(
+    tmp_path,
+):
+    # Real processes: the SuperNode of client 1 is killed (SIGKILL to its
+    # process group) while it holds round 1's masked-input message, after the
+    # setup exchange gave the server its round key and the others its shares.
+    # With threshold 2 the server rebuilds its round key from the survivors'
+    # shares, and the round's table is plain FedE's over clients 0 and 2 (the
+    # same apps without SecAgg, in process, with client 1 failing there).
+    import time
+
+    from fedgraph.privacy.record import load_round
+    from fedgraph.privacy.secagg_plus import SK_SHARE, STAGE_REPLIES
+
+    data = save_partition(named_toy(), tmp_path / "toy3")
+    marker = tmp_path / "paused"
+    toy = {k.replace("_", "-"): v for k, v in SETTINGS.items()}
+    base = {
+        "algorithm": "fede", "num-rounds": 1, "eval-every": 1, "patience": 0,
+        "test": False, "accept-failures": True, **toy,
+        "privacy.record-uploads": "all",
+    }  # fmt: skip
+    secure = {
+        **base, "privacy.secagg": True, "privacy.secagg-threshold": 2,
+        "client-mods": "node_faults:pause_masked_input",
+    }  # fmt: skip
+    killed = []
+
+    def kill_when_paused(dep):
+        deadline = time.monotonic() + 600
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if marker.exists():
+            dep.kill_node(1)
+            killed.append(time.monotonic())
+
+    env = {
+        "PYTHONPATH": str(Path(__file__).resolve().parent),
+        "FEDGRAPH_PAUSE_NODE": f"1:1:{marker}",
+    }
+    doc = _deploy(
+        tmp_path / "dep", data, secure, env=env, during=kill_when_paused, poll=0.2
+    )
+    assert killed, "client 1 never reached round 1's masked input"
+    out = tmp_path / "dep" / "work" / "server" / "out"
+    (entry,) = doc["history"]
+    assert entry["clients"] == [0, 1, 2]
+    # lost in the training exchange (the SuperLink reports the node gone
+    # once it misses its heartbeats), then left out of the validation
+    events = [(e["event"], e["client"], e["stage"]) for e in entry["events"]]
+    assert events == [("failed", 1, "train"), ("skipped", 1, "evaluate")]
+    # the ServerApp received masked vectors from the survivors only, and
+    # from each its share of client 1's round key (client 1 had set up)
+    rec = load_round(out / "uploads", 1)
+    assert sorted(rec["uploads"]) == [0, 2]
+    for up in rec["uploads"].values():
+        assert "secagg-masked" in up["arrays"] and not up["row_ids"]
+        assert f"{STAGE_REPLIES}{SK_SHARE}1" in up["arrays"]
+    # ... and unmasked their sum: plain FedE's table over clients 0 and 2 up
+    # to the quantisation, with their holder counts
+    nodes = [{"partition-id": i} for i in range(3)]
+    plain = {**base, "data": str(data), "out": str(tmp_path / "plain")}
+    grid = type("Lose1", (LosingGrid,), {"at": 1})(client_app, nodes, plain)
+    _run(grid, plain)
+    ref = load_round(tmp_path / "plain" / "uploads", 1)
+    assert sorted(ref["uploads"]) == [0, 2]
+    table = rec["aggregate"]["entity"]
+    assert torch.allclose(table, ref["aggregate"]["entity"], atol=1e-6)
+    fed = named_toy()
+    counts = torch.zeros(fed.num_entities, dtype=torch.long)
+    for c in (0, 2):
+        counts[fed.shards[c].entity_ids] += 1
+    assert torch.equal(rec["aggregate"]["counts"], counts)
+    local = json.loads((tmp_path / "plain" / "results.json").read_text())
+    assert _curve(doc["history"]) == pytest.approx(
+        _curve(local["history"]), abs=TOLERANCE
+    )
 
 
 def test_secagg_threshold_needs_accept_failures():

@@ -1,0 +1,170 @@
+r"""``privacy.record-uploads`` in the Flower apps of
+:mod:`fedgraph.privacy.flower`: the ``ServerApp`` (over
+:class:`~fedgraph.runtime.flower.LocalGrid`, every message taken apart into
+Flower's wire objects) records what it receives in the files of ``fedgraph
+train --record-uploads``, and ``fedgraph audit`` runs on its ``out``
+folder."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+pytest.importorskip("flwr")
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_flower import EVAL_EVERY, ROUNDS, SETTINGS, run_config  # noqa: E402
+from test_flower_defences import named_toy  # noqa: E402
+
+from fedgraph.cli.main import main  # noqa: E402
+from fedgraph.partition import save_partition  # noqa: E402
+from fedgraph.privacy.audit import run_audit  # noqa: E402
+from fedgraph.privacy.flower import (  # noqa: E402
+    PrivateRunSettings,
+    client_app,
+    server_app,
+)
+from fedgraph.privacy.record import (  # noqa: E402
+    load_registration,
+    load_round,
+    recorded_rounds,
+    round_file,
+)
+from fedgraph.privacy.secagg import MASKED  # noqa: E402
+from fedgraph.runtime.flower import run_local  # noqa: E402
+from fedgraph.runtime.flower.client_app import load_federation  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _fresh_federation_cache(one_thread):
+    yield
+    load_federation.cache_clear()
+
+
+def _train(data: Path, out: Path, *extra: str) -> None:
+    r"""``fedgraph train`` with the settings of :func:`run_config`."""
+    argv = [
+        "train", "--data", str(data), "--algorithm", "fede", "--out", str(out),
+        "--rounds", str(ROUNDS), "--eval-every", str(EVAL_EVERY), "--quiet",
+        *(a for k, v in SETTINGS.items() if k != "model"
+          for a in (f"--{k.replace('_', '-')}", str(v))),
+        *extra,
+    ]  # fmt: skip
+    assert main(argv) == 0
+
+
+def _equal(a, b) -> bool:
+    r"""Bit-for-bit equality of two recorded objects (same tensor dtypes)."""
+    if isinstance(a, dict):
+        return (
+            isinstance(b, dict)
+            and set(a) == set(b)
+            and all(_equal(a[k], b[k]) for k in a)
+        )
+    if isinstance(a, torch.Tensor):
+        return isinstance(b, torch.Tensor) and a.dtype == b.dtype and torch.equal(a, b)
+    return a == b
+
+
+def _audit(run_dir: Path, attack: str) -> dict:
+    report = run_audit(run_dir, attack)
+    keys = ("round", "clients", "mean", "baseline", "knowledge_only", "privacy")
+    return {k: report.get(k) for k in keys}
+
+
+@pytest.mark.parametrize(
+    "keep,flags",
+    [
+        ("all", {}),
+        # SecAgg: what the ServerApp receives is one masked vector a client
+        # (under keys drawn afresh in each run) and the unmasked sums
+        ("last", {"privacy.secagg": True}),
+    ],
+)
+def test_a_deployment_records_the_uploads_of_the_simulation(tmp_path, keep, flags):
+    data = save_partition(named_toy(), tmp_path / "toy3")
+    sim, dep = tmp_path / "sim", tmp_path / "dep"
+    secagg = bool(flags)
+    _train(data, sim, "--record-uploads", keep, *(["--secagg"] if secagg else []))
+    cfg = run_config(data, "fede", dep, **{"privacy.record-uploads": keep, **flags})
+    run_local(server_app, client_app, cfg, num_nodes=3)
+    doc = json.loads((dep / "results.json").read_text())
+    assert doc["settings"]["privacy"]["record_uploads"] == keep
+
+    rounds = list(range(1, ROUNDS + 1)) if keep == "all" else [ROUNDS]
+    assert (
+        recorded_rounds(sim / "uploads") == recorded_rounds(dep / "uploads") == rounds
+    )
+    # no temporary file left beside them (each is written, then renamed)
+    files = sorted(f.name for f in (dep / "uploads").iterdir())
+    assert files == sorted(["registration.pt", *(round_file(r) for r in rounds)])
+    for r in rounds:
+        a, b = load_round(sim / "uploads", r), load_round(dep / "uploads", r)
+        if not secagg:  # every upload and the aggregate, bit for bit
+            assert _equal(a, b)
+            continue
+        # the masks cancel exactly: the unmasked table and counts are the
+        # simulation's bit for bit; each masked vector has its shape and range
+        assert _equal(a["aggregate"], b["aggregate"])
+        assert a["aggregate"]["counts"] is not None
+        assert sorted(a["uploads"]) == sorted(b["uploads"]) == [0, 1, 2]
+        for c, up in b["uploads"].items():
+            assert list(up["arrays"]) == [MASKED] and not up["row_ids"]
+            masked = up["arrays"][MASKED]
+            assert masked.shape == a["uploads"][c]["arrays"][MASKED].shape
+            assert masked.numel() == 15 * (SETTINGS["dim"] + 1)
+            assert 0 <= int(masked.min()) and int(masked.max()) < 2**32
+    regs = load_registration(sim / "uploads"), load_registration(dep / "uploads")
+    if secagg:  # a public key each
+        assert [list(p["arrays"]) for p in regs[1].values()] == [
+            list(p["arrays"]) for p in regs[0].values()
+        ]
+    else:
+        assert _equal(*regs)
+
+    # the audit of the deployment's `out` gives the simulation's numbers
+    for attack in ("triple-inference", "membership"):
+        assert _audit(dep, attack) == _audit(sim, attack)
+    assert main(["audit", str(dep), "--attack", "membership"]) == 0
+    report = json.loads((dep / "audit-membership.json").read_text())
+    assert report["round"] == ROUNDS and sorted(report["clients"]) == ["0", "1", "2"]
+    if secagg:  # the holder counts over 3 clients, not the clients' ids
+        assert report["attacker_knowledge"].startswith("what the server received")
+
+
+def test_a_deployment_without_recording_is_refused_by_the_audit(tmp_path, capsys):
+    data = save_partition(named_toy(), tmp_path / "toy3")
+    out = tmp_path / "dep"
+    run_local(server_app, client_app, run_config(data, "fede", out), num_nodes=3)
+    assert main(["audit", str(out), "--attack", "membership"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "privacy.record-uploads" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        (
+            {"privacy.record-uploads": "every", "out": "o"},
+            r"^Run-config key `privacy.record-uploads` must be one of "
+            r"\('', 'last', 'all'\) \(got 'every'\)$",
+        ),
+        (
+            {"privacy.record-uploads": 1, "out": "o"},
+            "Run-config key `privacy.record-uploads` must be a string",
+        ),
+        (
+            {"privacy.record-uploads": "last"},
+            "`privacy.record-uploads` records under `out`/uploads: set `out`",
+        ),
+    ],
+)
+def test_a_bad_record_uploads_value_is_a_one_line_error_naming_the_key(extra, message):
+    with pytest.raises(ValueError, match=message) as err:
+        PrivateRunSettings.from_run_config({"data": "x", "algorithm": "fede", **extra})
+    assert "\n" not in str(err.value)
