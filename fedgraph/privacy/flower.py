@@ -77,7 +77,7 @@ from fedgraph.runtime.flower.client_app import (
     load_federation,
     make_client_app,
 )
-from fedgraph.runtime.flower.config import FlowerRunSettings
+from fedgraph.runtime.flower.config import FlowerRunSettings, field_keys, key_error
 from fedgraph.runtime.flower.node import WorkerClientApp
 from fedgraph.runtime.flower.server_app import build_kge_strategy
 
@@ -85,9 +85,7 @@ from fedgraph.runtime.flower.server_app import build_kge_strategy
 PRIVACY_PREFIX = "privacy."
 #: run-config key (after the prefix) → :class:`PrivacySettings` field: every
 #: field, kebab-cased (``record_uploads`` → ``privacy.record-uploads``).
-PRIVACY_KEYS = {
-    f.name.replace("_", "-"): f.name for f in dataclasses.fields(PrivacySettings)
-}
+PRIVACY_KEYS = field_keys(PrivacySettings)
 
 
 def parse_privacy(values: Mapping[str, Any]) -> PrivacySettings | None:
@@ -110,12 +108,7 @@ def parse_privacy(values: Mapping[str, Any]) -> PrivacySettings | None:
     try:
         out = PrivacySettings(**kwargs)
     except ValueError as exc:  # name the run-config key, not the field
-        msg = str(exc)
-        for key, name in PRIVACY_KEYS.items():
-            msg = msg.replace(f"`{name}`", f"`{PRIVACY_PREFIX}{key}`")
-        if msg.startswith(f"`{PRIVACY_PREFIX}"):
-            raise ValueError(f"Run-config key {msg}") from None
-        raise ValueError(f"Run-config keys `{PRIVACY_PREFIX}*`: {msg}") from None
+        raise key_error(exc, PRIVACY_KEYS, PRIVACY_PREFIX) from None
     return out if out.active else None
 
 

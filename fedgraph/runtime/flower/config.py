@@ -77,20 +77,31 @@ EXTRA_PREFIX = "extra."
 #: only overrides listed keys).
 SET_KEY = "set"
 
+
+def field_keys(cls: type) -> dict[str, str]:
+    r"""Run-config key → field of the dataclass ``cls``: every field,
+    kebab-cased (``fit_on`` → ``fit-on``)."""
+    return {f.name.replace("_", "-"): f.name for f in dataclasses.fields(cls)}
+
+
+def key_error(exc: ValueError, keys: Mapping[str, str], prefix: str) -> ValueError:
+    r"""A settings class's ``exc``, which names fields (`` `fit_on` ``), with
+    each field named by its run-config key (`` `fusion.fit-on` ``; ``keys``:
+    key after ``prefix`` → field): "Run-config key `…` …" when the message
+    starts with one, else "Run-config keys `PREFIX*`: …"."""
+    msg = str(exc)
+    for key, name in keys.items():
+        msg = msg.replace(f"`{name}`", f"`{prefix}{key}`")
+    if msg.startswith(f"`{prefix}"):
+        return ValueError(f"Run-config key {msg}")
+    return ValueError(f"Run-config keys `{prefix}*`: {msg}")
+
+
 #: run-config key → field of the model-fusion step (FedE §2.2.3,
 #: :class:`~fedgraph.training.fusion.FusionSettings`; ``fusion.enabled``
 #: switches it on).
 FUSION_PREFIX = "fusion."
-FUSION_KEYS = {
-    "enabled": "enabled",
-    "epochs": "epochs",
-    "lr": "lr",
-    "fit-on": "fit_on",
-    "batch-size": "batch_size",
-    "num-negatives": "num_negatives",
-    "margin": "margin",
-    "seed": "seed",
-}
+FUSION_KEYS = {"enabled": "enabled", **field_keys(FusionSettings)}
 
 
 def normalize_algorithm(name: str) -> str:
@@ -512,10 +523,7 @@ def parse_fusion(values: Mapping[str, Any]) -> FusionSettings | None:
     try:
         return FusionSettings(**{FUSION_KEYS[k]: v for k, v in cast.items()})
     except ValueError as exc:  # name the run-config key, not the field
-        msg = str(exc)
-        for key, name in FUSION_KEYS.items():
-            msg = msg.replace(f"`{name}`", f"Run-config key `{FUSION_PREFIX}{key}`")
-        raise ValueError(msg) from None
+        raise key_error(exc, FUSION_KEYS, FUSION_PREFIX) from None
 
 
 def single_dir(node_config: Mapping[str, Any]) -> str:
@@ -575,6 +583,8 @@ __all__ = [
     "node_device",
     "single_dir",
     "parse_fusion",
+    "field_keys",
+    "key_error",
     "normalize_algorithm",
     "extra_defaults",
     "SET_KEY",
