@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The privacy table of docs/privacy.md on UMLS split by relation over 3 clients
+# The privacy table of docs/papers/privacy.md on UMLS split by relation over 3 clients
 # (TransE, 30 rounds, one thread): FedE undefended, with DP at eps 1/4/16
 # (delta 1e-5), with secure aggregation, with private alignment, FedR and FedR with secure aggregation;
 # then both attacks on each run's recorded last round. Minutes on one core.

@@ -23,12 +23,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from fedgraph.report._io import atomic_write_text
+from fedgraph.report._io import LINK, atomic_write_text
+from fedgraph.report._io import load_json as _load
+from fedgraph.report.privacy import not_run, privacy_files, privacy_table
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "results"
 PAGES = ROOT / "docs" / "papers"
-LINK = "../results/"  # from a page under docs/papers/ to a results file
 
 # ----------------------------------------------------------------- FedLU
 
@@ -86,13 +87,6 @@ PUBLISHED_UNLEARN = {
 
 #: FedS Table II/III (TransE, FB15k-237-R10): test MRR (%), P@CG, P@99.
 PUBLISHED_FEDS = {"fedep": (35.17, 1.0, 1.0), "feds": (35.41, 0.52, 0.44)}
-
-
-def _load(path: Path) -> dict[str, Any] | None:
-    if not path.exists():
-        return None
-    with open(path) as f:
-        return json.load(f)
 
 
 def _start(doc: dict[str, Any]) -> str:
@@ -240,15 +234,26 @@ def recorded_command(doc: dict[str, Any]) -> str:
     return re.sub(r"\.devdata/", "$FEDGRAPH_DATA/fedlu-fb15k-237/", cmd)
 
 
+def recorded_commands(doc: dict[str, Any]) -> list[str]:
+    r"""The commands a results file records: its run's, or for a privacy
+    benchmark's file (``{"results": ..., "audits": ...}``, see
+    :mod:`fedgraph.report.privacy`) the run's and then each audit's."""
+    if "results" not in doc or "audits" not in doc:
+        return [c for c in [recorded_command(doc)] if c]
+    cmds = [recorded_command(doc["results"])]
+    cmds += [recorded_command({"settings": a}) for a in doc["audits"].values()]
+    return [c for c in cmds if c]
+
+
 def commands_list(results: Path, names: Sequence[str]) -> str:
-    r"""Markdown: one bullet per results file with the command it records."""
+    r"""Markdown: one bullet per results file with the commands it records."""
     lines = []
     for name in dict.fromkeys(names):
         doc = _load(results / name)
         if doc is None:
             continue
-        cmd = recorded_command(doc)
-        lines.append(f"- `{name}`: `{cmd}`" if cmd else f"- `{name}`: not recorded")
+        cmds = "; ".join(f"`{c}`" for c in recorded_commands(doc))
+        lines.append(f"- `{name}`: {cmds or 'not recorded'}")
     return "\n".join(lines)
 
 
@@ -937,6 +942,11 @@ def _fedlu_commands(results: Path) -> str:
     return commands_list(results, names)
 
 
+def _privacy_commands(results: Path, prefix: str) -> str:
+    names = privacy_files(results, prefix)
+    return commands_list(results, names) if names else not_run(prefix)
+
+
 def _figs(*names: str) -> str:
     return "\n\n".join(f"![{n}](img/{n}.svg)" for n in names)
 
@@ -991,6 +1001,10 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
         r, [f"fedlu-r3-{m}-transe.json" for m, _ in SERVER_OPTIMISERS]
     ),
     "optimisers-figures": lambda r: _figs("optimisers-r3-curves"),
+    "privacy-umls": lambda r: privacy_table(r, "umls-r3-privacy"),
+    "privacy-umls-commands": lambda r: _privacy_commands(r, "umls-r3-privacy"),
+    "privacy-r3": lambda r: privacy_table(r, "fedlu-r3-privacy"),
+    "privacy-r3-commands": lambda r: _privacy_commands(r, "fedlu-r3-privacy"),
 }
 
 #: page → the functions drawing its figures into ``img/``.
