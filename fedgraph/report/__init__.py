@@ -1,6 +1,7 @@
 r"""Tables and plots of results: a user's own runs (:mod:`fedgraph.report.runs`,
 ``fedgraph report``), the papers' results pages of the documentation
-(:mod:`fedgraph.report.papers`). The reference pages generated from the code
+(:mod:`fedgraph.report.papers`, with the privacy table of
+:mod:`fedgraph.report.privacy`). The reference pages generated from the code
 are written by :mod:`fedgraph.cli.reference`."""
 
 from fedgraph.report.runs import (
