@@ -8,8 +8,11 @@
 #
 # Settings (environment; defaults in brackets): ROUNDS [110, FedE's budget on
 # R3 in docs/papers/server-optimisers.md], EVAL_EVERY [5], THREADS [2],
-# NAMES [all eight, in the order above], PYTHON [python], EXTRA [none; e.g.
-# "--device cuda"]. A 110-round run takes about an hour on 2 quiet CPU cores
+# NAMES [all eight, in the order above], DO ["train audit"; "train" only
+# trains; "audit" waits for each run's results.json, then audits it, so that a
+# second call with DO=audit audits on another core while one with DO=train
+# trains], PYTHON [python], EXTRA [none; e.g. "--device cuda"].
+# A 110-round run takes about an hour on 2 quiet CPU cores
 # (~20 s a round, ~60 s a validation).
 #
 #   ROUNDS=10 THREADS=1 benchmarks/privacy_fedlu_r3.sh runs/privacy-fedlu-r3-10
@@ -24,6 +27,7 @@ ROUNDS=${ROUNDS:-110}
 EVAL_EVERY=${EVAL_EVERY:-5}
 THREADS=${THREADS:-2}
 NAMES=${NAMES:-fede dp-eps1 dp-eps4 dp-eps16 secagg fedr alignment fedr-secagg}
+DO=${DO:-train audit}
 PYTHON=${PYTHON:-python}
 EXTRA=${EXTRA:-}
 export OMP_NUM_THREADS="$THREADS" MKL_NUM_THREADS="$THREADS"
@@ -43,12 +47,14 @@ declare -A RUNS=(
 )
 for name in $NAMES; do
   out="$W/$name"
-  if [ ! -f "$out/results.json" ]; then
+  if [ ! -f "$out/results.json" ] && [ "${DO#*train}" != "$DO" ]; then
     resume=()
     [ -d "$out/checkpoints" ] && resume=(--resume)
     echo "$(date -u +%FT%TZ) $name: train"
     $FG train "${COMMON[@]}" ${RUNS[$name]} --out "$out" "${resume[@]}"
   fi
+  [ "${DO#*audit}" = "$DO" ] && continue
+  while [ ! -f "$out/results.json" ]; do sleep 30; done
   for attack in triple-inference membership; do
     [ -f "$out/audit-$attack.json" ] && continue
     echo "$(date -u +%FT%TZ) $name: audit $attack"
