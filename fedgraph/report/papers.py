@@ -684,6 +684,36 @@ def fedmkgc_reduced_curves(results: Path) -> str:
     return "\n".join(lines)
 
 
+def fedmkgc_reduced_losses(results: Path) -> str:
+    r"""Markdown: each reduced-protocol run's mean training loss in the
+    rounds that trained Greek alone, in order (a FedMKGC run's label lists
+    those rounds)."""
+    rows = []
+    for label, _, doc in _mkgc_reduced_runs(results):
+        greek = _client_of(doc, "el")
+        greek_rounds = [
+            h
+            for h in doc.get("history", [])
+            if h.get("clients") == [greek] and "loss" in (h.get("train") or {})
+        ]
+        if doc["settings"].get("algorithm") != "independent":
+            label += (
+                " (rounds " + ", ".join(str(h["round"]) for h in greek_rounds) + ")"
+            )
+        rows.append((label, [h["train"]["loss"] for h in greek_rounds]))
+    if not rows:
+        return "Not run yet: benchmarks/fedmkgc_reduced.sh."
+    width = max(len(losses) for _, losses in rows)
+    lines = [
+        "| Greek round | " + " | ".join(str(i + 1) for i in range(width)) + " |",
+        "|---|" + "---|" * width,
+    ]
+    for label, losses in rows:
+        cells = [f"{x:.3f}" for x in losses] + [""] * (width - len(losses))
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 # ----------------------------------------------------------- partitions
 
 
@@ -989,6 +1019,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "fedmkgc-slice": fedmkgc_table,
     "fedmkgc-reduced": fedmkgc_reduced_table,
     "fedmkgc-reduced-curves": fedmkgc_reduced_curves,
+    "fedmkgc-reduced-losses": fedmkgc_reduced_losses,
     "fedmkgc-reduced-commands": lambda r: commands_list(
         r, [name for _, name, _ in _mkgc_reduced_runs(r)]
     ),

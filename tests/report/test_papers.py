@@ -176,3 +176,29 @@ def test_fedmkgc_reduced_table_counts_greek_steps_at_the_tested_round(tmp_path):
     assert papers.mkgc_client_steps(fed, 1, 1) == 0
     # no results files: the published rows only
     assert len(papers.fedmkgc_reduced_table(tmp_path / "none").splitlines()) == 5
+
+
+def test_fedmkgc_reduced_losses_lists_the_greek_rounds_in_order(tmp_path):
+    ind = _text_run("independent", ["el"], 3, 3, [3], [0.1])
+    fed = _text_run("fedmkgc", ["en", "el"], 6, 6, [6], [0.1])
+    for doc, losses in ((ind, [3.0, 2.5, 2.25]), (fed, [9, 3.5, 8, 2.75, 7, 2.125])):
+        for h, loss in zip(doc["history"], losses, strict=True):
+            h["train"]["loss"] = loss
+    (tmp_path / "fedmkgc-reduced-independent-el.json").write_text(json.dumps(ind))
+    (tmp_path / "fedmkgc-reduced-fedmkgc-en-el.json").write_text(json.dumps(fed))
+    # English rounds (1, 3, 5: losses 9, 8, 7) are left out
+    assert papers.fedmkgc_reduced_losses(tmp_path).splitlines() == [
+        "| Greek round | 1 | 2 | 3 |",
+        "|---|---|---|---|",
+        "| Independent, Greek alone | 3.000 | 2.500 | 2.250 |",
+        "| FedMKGC, sequential en → el (rounds 2, 4, 6) | 3.500 | 2.750 | 2.125 |",
+    ]
+    # a run still at its first Greek round: short rows are padded
+    fed["history"] = fed["history"][:2]
+    (tmp_path / "fedmkgc-reduced-fedmkgc-en-el.json").write_text(json.dumps(fed))
+    assert papers.fedmkgc_reduced_losses(tmp_path).splitlines()[3] == (
+        "| FedMKGC, sequential en → el (rounds 2) | 3.500 |  |  |"
+    )
+    assert papers.fedmkgc_reduced_losses(tmp_path / "none") == (
+        "Not run yet: benchmarks/fedmkgc_reduced.sh."
+    )
