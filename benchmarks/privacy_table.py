@@ -13,10 +13,9 @@ import json
 import sys
 from pathlib import Path
 
+from fedgraph.privacy.attacks import ATTACKS
 from fedgraph.report._io import atomic_write_text
 from fedgraph.report.privacy import SETTINGS, privacy_table
-
-AUDITS = ("triple-inference", "membership")
 
 
 def collect(work: Path, prefix: str, out_dir: Path) -> list[Path]:
@@ -30,7 +29,7 @@ def collect(work: Path, prefix: str, out_dir: Path) -> list[Path]:
             continue
         res = json.loads((run / "results.json").read_text())
         audits = {}
-        for a in AUDITS:
+        for a in ATTACKS:
             f = run / f"audit-{a}.json"
             if f.is_file():
                 audits[a] = json.loads(f.read_text())

@@ -113,15 +113,13 @@ def privacy_table(results: Path, prefix: str, link: str = LINK) -> str:
     names = privacy_files(results, prefix)
     if not names:
         return not_run(prefix)
-    fede = _load(results / f"{prefix}-fede.json")
+    docs = {name: _load(results / name) for name in names}
+    fede = docs.get(f"{prefix}-fede.json")
     base_traffic = _traffic(fede["results"]) if fede else None
     base_secs = fede["results"].get("seconds_per_round") if fede else None
     labels = {f"{prefix}-{name}.json": label for name, label in SETTINGS}
     lines = [HEADER, "|" + "---|" * 12]
-    docs = []
-    for name in names:
-        doc = _load(results / name)
-        docs.append(doc)
+    for name, doc in docs.items():
         res = doc["results"]
         traffic = _traffic(res)
         secs = res.get("seconds_per_round")
@@ -140,5 +138,5 @@ def privacy_table(results: Path, prefix: str, link: str = LINK) -> str:
             _epsilons(res),
         ]
         lines.append("| " + " | ".join(cells) + " |")
-    lines.append(_baseline_row(docs))
+    lines.append(_baseline_row(list(docs.values())))
     return "\n".join(lines)
