@@ -251,3 +251,52 @@ def test_a_new_run_in_a_recorded_out_folder_leaves_no_earlier_round(tmp_path):
     run_local(server_app, client_app, again, num_nodes=3)
     assert recorded_rounds(out / "uploads") == [1, 2]
     assert load_round(out / "uploads")["round"] == 2
+
+
+def test_recording_a_fusion_run_records_the_training_rounds_and_fuses_the_same(
+    tmp_path,
+):
+    # The recorder stores the registrations and training replies; the fusion
+    # exchange after the test pass (the test payload down, ranking sums up)
+    # bypasses the strategy. So a fusion run records what a run without
+    # fusion records, and fuses as a run without recording does.
+    from fedgraph.privacy.flower import run_private_server
+    from fedgraph.runtime.flower import LocalGrid
+
+    data = save_partition(named_toy(), tmp_path / "toy3")
+    single = tmp_path / "single"
+    argv = ["train", "--data", str(data), "--algorithm", "independent",
+            "--out", str(single), "--rounds", str(ROUNDS),
+            "--eval-every", str(EVAL_EVERY), "--quiet", "--dim", "8",
+            "--gamma", "4", "--lr", "0.01", "--batch-size", "16",
+            "--num-negatives", "4", "--seed", "0"]  # fmt: skip
+    assert main(argv) == 0
+    nodes = [{"partition-id": i, "single-dir": str(single)} for i in range(3)]
+    fusion = {"fusion.enabled": True, "fusion.epochs": 5, "fusion.batch-size": 8}
+    record = {"privacy.record-uploads": "all"}
+    runs = {
+        "fused": fusion,
+        "recorded": record,
+        "both": {**fusion, **record},
+    }
+    for name, extra in runs.items():
+        cfg = run_config(data, "fede", tmp_path / name, **extra)
+        run_private_server(LocalGrid(client_app, nodes, cfg), cfg)
+
+    def doc(*parts):
+        return json.loads(tmp_path.joinpath(*parts, "results.json").read_text())
+
+    # the fusion results of the run without recording
+    a, b = doc("fused", "fusion"), doc("both", "fusion")
+    for key in ("weighted", "weighted_single", "weighted_federated", "clients"):
+        assert a[key] == b[key], key
+    assert a["comm"] == b["comm"] and b["comm"]["params_up"] == 0
+    assert doc("both")["weighted"] == doc("fused")["weighted"]
+    assert doc("both")["settings"]["privacy"]["record_uploads"] == "all"
+    # the recording of the run without fusion, byte for byte
+    uploads = _files(tmp_path / "both" / "uploads")
+    assert uploads == _files(tmp_path / "recorded" / "uploads")
+    assert sorted(uploads) == sorted(
+        ["registration.pt", *(round_file(r) for r in range(1, ROUNDS + 1))]
+    )
+    assert not (tmp_path / "fused" / "uploads").exists()
