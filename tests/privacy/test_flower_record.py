@@ -181,9 +181,11 @@ def _files(uploads: Path) -> dict[str, bytes]:
     return {f.name: f.read_bytes() for f in sorted(uploads.iterdir())}
 
 
-@pytest.mark.parametrize("keep", ["all", "last"])
+@pytest.mark.parametrize(
+    "keep,flags", [("all", {}), ("last", {}), ("all", {"privacy.secagg": True})]
+)
 def test_a_recorded_deployment_stopped_and_resumed_records_the_whole_runs_uploads(
-    tmp_path, keep
+    tmp_path, keep, flags
 ):
     import shutil
 
@@ -191,7 +193,7 @@ def test_a_recorded_deployment_stopped_and_resumed_records_the_whole_runs_upload
     from fedgraph.runtime.flower import LocalGrid
 
     data = save_partition(named_toy(), tmp_path / "toy3")
-    record = {"privacy.record-uploads": keep}
+    record = {"privacy.record-uploads": keep, **flags}
     whole = run_config(data, "fede", tmp_path / "whole", **record)
     run_private_server(LocalGrid(client_app, _nodes(tmp_path / "w"), whole), whole)
 
@@ -219,19 +221,27 @@ def test_a_recorded_deployment_stopped_and_resumed_records_the_whole_runs_upload
     shutil.copytree(ckpt, tmp_path / "ckpt2")
     grid = LocalGrid(client_app, nodes, resumed)
     assert run_private_server(grid, resumed, stop_after=1)[1].rounds == 3
-    assert round_file(3) in _files(uploads)
+    third = _files(uploads)[round_file(3)]
     shutil.rmtree(ckpt)
     shutil.copytree(tmp_path / "ckpt2", ckpt)
     # ... and a new Flower run (fresh node contexts) resumes it to the end
     run_private_server(LocalGrid(client_app, nodes, resumed), resumed)
 
     after, expected = _files(uploads), _files(tmp_path / "whole" / "uploads")
-    # the whole run's files, bit for bit: nothing lost, doubled or left over
-    assert after == expected
     rounds = [1, 2, 3, ROUNDS] if keep == "all" else [ROUNDS]
     assert recorded_rounds(uploads) == rounds
-    if keep == "all":  # the rounds before the stop are the first run's files
+    # nothing lost, doubled or left over
+    assert sorted(after) == sorted(expected)
+    if keep == "all":  # the rounds before the stop are the first run's files,
         assert {k: after[k] for k in before} == before
+        assert after[round_file(3)] == third  # and round 3 recorded again the same
+    if not flags:  # the whole run's files, bit for bit
+        assert after == expected
+    else:  # SecAgg: each run draws its own keys; the sums are the whole run's
+        for r in rounds:
+            a, b = load_round(uploads, r), load_round(tmp_path / "whole" / "uploads", r)
+            assert _equal(a["aggregate"], b["aggregate"])
+            assert sorted(a["uploads"]) == sorted(b["uploads"]) == [0, 1, 2]
     for attack in ("triple-inference", "membership"):
         assert _audit(tmp_path / "resumed", attack) == _audit(
             tmp_path / "whole", attack
