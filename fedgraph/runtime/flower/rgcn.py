@@ -52,10 +52,10 @@ from fedgraph.runtime.rgcn_runner import (
     loop_kwargs,
 )
 
-#: :class:`RGCNRunSettings` fields whose run-config key is not the field's
-#: name kebab-cased: FedAlign's :math:`\lambda` and the penalty's options
-#: under the names its clients' config uses
-#: (:mod:`fedgraph.federated.rgcn.terms`); every other field's key is
+#: The :class:`RGCNRunSettings` fields with a run-config key of their own:
+#: FedAlign's :math:`\lambda` and the penalty's options under the names its
+#: clients' config uses (:mod:`fedgraph.federated.rgcn.terms`). Every other
+#: field's key is its name kebab-cased
 #: (:func:`~fedgraph.runtime.flower.config.field_keys`).
 KEY_ALIASES = {
     "lam": "lambda",

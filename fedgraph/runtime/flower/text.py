@@ -51,9 +51,9 @@ from fedgraph.runtime.flower.config import (
 )
 from fedgraph.runtime.flower.server_app import make_server_app
 
-#: :class:`TextRunSettings` fields whose run-config key is not the field's
-#: name kebab-cased (the option of ``fedgraph train --model text
-#: --prefix-tokens``); every other field's key is
+#: The :class:`TextRunSettings` field with a run-config key of its own (the
+#: option of ``fedgraph train --model text --prefix-tokens``). Every other
+#: field's key is its name kebab-cased
 #: (:func:`~fedgraph.runtime.flower.config.field_keys`).
 KEY_ALIASES = {"num_prefix_tokens": "prefix-tokens"}
 
