@@ -50,7 +50,7 @@ die() {
   exit 2
 }
 
-setting() { # $1 = run name: its `fedgraph train` arguments
+setting() { # $1 = run name (those of fedgraph.report.privacy.SETTINGS): its arguments
   case $1 in
     fede) echo "--algorithm fede" ;;
     dp-eps1) echo "--algorithm fede --dp-epsilon 1" ;;
