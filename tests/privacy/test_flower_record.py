@@ -248,16 +248,25 @@ def test_a_recorded_deployment_stopped_and_resumed_records_the_whole_runs_upload
         )
 
 
-def test_a_new_run_in_a_recorded_out_folder_leaves_no_earlier_round(tmp_path):
-    # `out` held the uploads of a 4-round run; a new run of 2 rounds there
-    # (or one resumed without a checkpoint, which starts afresh) records its
-    # own rounds only: the audit's default round is the new run's last
+def test_a_new_run_in_a_used_out_folder_is_refused_or_records_only_its_rounds(
+    tmp_path,
+):
+    # `out` holds a finished 4-round run: a new run there is refused before it
+    # writes anything. With that run's results.json moved away (an unfinished
+    # earlier run), a new run of 2 rounds records its own rounds only: the
+    # audit's default round is the new run's last
     data = save_partition(named_toy(), tmp_path / "toy3")
     out = tmp_path / "dep"
     record = {"privacy.record-uploads": "all"}
     run_local(server_app, client_app, run_config(data, "fede", out, **record), 3)
     assert recorded_rounds(out / "uploads") == [1, 2, 3, 4]
+    before = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
     again = run_config(data, "fede", out, **record, **{"num-rounds": 2})
+    with pytest.raises(ValueError, match=r"`out`: .*results\.json holds an earlier"):
+        run_local(server_app, client_app, again, num_nodes=3)
+    after = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    assert after == before
+    (out / "results.json").rename(tmp_path / "kept.json")
     run_local(server_app, client_app, again, num_nodes=3)
     assert recorded_rounds(out / "uploads") == [1, 2]
     assert load_round(out / "uploads")["round"] == 2

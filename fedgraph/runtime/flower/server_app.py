@@ -160,7 +160,9 @@ def run_server(
         from fedgraph.runtime.flower.polling import shorten_pull_backoff
 
         shorten_pull_backoff(cfg.pull_backoff)
-    if cfg.out:  # a status left by an earlier run in `out` is no longer true
+    if cfg.out:
+        check_out(cfg)
+        # a status left by an earlier run in `out` is no longer true
         write_status(cfg.out, "running")
     try:
         steps = (build_strategy, alignment, wrap_transport)
@@ -169,6 +171,28 @@ def run_server(
         if cfg.out:
             write_status(cfg.out, "failed", f"{type(exc).__name__}: {exc}")
         raise
+
+
+def check_out(cfg: Any) -> None:
+    r"""Refuses to start a run whose ``out`` holds a finished run's
+    ``results.json`` (it would be replaced), unless the run resumes from a
+    server checkpoint (``resume = true`` with ``checkpoint-dir/last.pt``),
+    which ends with the same results; raises :class:`ValueError` naming the
+    file. Nothing is written before this check."""
+    results = Path(cfg.out) / "results.json"
+    if not results.exists():
+        return
+    ckpt = getattr(cfg, "checkpoint_dir", "")
+    if getattr(cfg, "resume", False) and ckpt:
+        from fedgraph.runtime.simulation import LAST
+
+        if (Path(ckpt) / LAST).exists():
+            return
+    raise ValueError(
+        f"Run-config key `out`: {results} holds an earlier run's results; pick "
+        "another `out` or move that file away (a run resumed from its checkpoint "
+        "with `resume = true` may write into its own `out`)"
+    )
 
 
 def write_status(out: str | os.PathLike[str], status: str, error: str = "") -> Path:
