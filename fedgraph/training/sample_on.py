@@ -9,8 +9,9 @@ a checkpoint written on one device resumes on another.
 ``"device"``: the training triples (and their loss weights) are copied to the
 model's device once, and the batch order and the negatives are drawn there
 from a :class:`torch.Generator` on that device, seeded
-:math:`(s + 2^{32}) \bmod 2^{64}` from the seed :math:`s` of the host
-generator (:func:`device_generator`); a training step then reads nothing back
+:math:`(s + \mathtt{0x9E3779B9}) \bmod 2^{64}` from the seed :math:`s` of the
+host generator (:func:`device_generator`; the offset changes the low 32 bits,
+the only ones a CPU generator reads, so on a CPU the two streams differ); a training step then reads nothing back
 to the host. A CUDA generator draws another stream than a CPU one, so such a
 run is reproducible, and resumable, on the same device type; on a CPU it
 draws from its own CPU generator, separate from the host one.
@@ -27,8 +28,9 @@ from torch import Tensor
 #: where the samples are drawn (``sample_on``; ``fedgraph train --sample-on``)
 SAMPLE_ON = ("host", "device")
 
-#: added to the host generator's seed to seed the device generator
-DEVICE_SEED_OFFSET = 2**32
+#: added to the host generator's seed to seed the device generator (below
+#: 2**32: a CPU generator reads only the low 32 bits of its seed)
+DEVICE_SEED_OFFSET = 0x9E3779B9
 
 
 def check_sample_on(value: Any, what: str = "`sample_on`") -> str:
@@ -40,8 +42,9 @@ def check_sample_on(value: Any, what: str = "`sample_on`") -> str:
 
 
 def device_generator(device: torch.device | str, seed: int) -> torch.Generator:
-    r"""A generator on ``device`` seeded :math:`(\text{seed} + 2^{32}) \bmod
-    2^{64}` (``seed``: the host generator's seed)."""
+    r"""A generator on ``device`` seeded :math:`(\text{seed} +
+    \mathtt{0x9E3779B9}) \bmod 2^{64}` (``seed``: the host generator's seed;
+    :data:`DEVICE_SEED_OFFSET`)."""
     gen = torch.Generator(device=torch.device(device))
     return gen.manual_seed((int(seed) + DEVICE_SEED_OFFSET) % 2**64)
 
