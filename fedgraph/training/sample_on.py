@@ -11,8 +11,8 @@ model's device once, and the batch order and the negatives are drawn there
 from a :class:`torch.Generator` on that device, seeded
 :math:`(s + \mathtt{0x9E3779B9}) \bmod 2^{64}` from the seed :math:`s` of the
 host generator (:func:`device_generator`; the offset changes the low 32 bits,
-the only ones a CPU generator reads, so on a CPU the two streams differ); a training step then reads nothing back
-to the host. A CUDA generator draws another stream than a CPU one, so such a
+the only ones a CPU generator reads, so on a CPU the two streams differ); a
+training step then reads nothing back to the host. A CUDA generator draws another stream than a CPU one, so such a
 run is reproducible, and resumable, on the same device type; on a CPU it
 draws from its own CPU generator, separate from the host one.
 """

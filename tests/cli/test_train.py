@@ -385,6 +385,12 @@ def test_train_cli_sample_on_device_is_recorded_and_resumes(tmp_path, capsys):
         h["train"]["loss"] for h in resumed["history"]
     ]
     assert doc["weighted"] == resumed["weighted"]
+    # rebuilt for fusion or unlearning, whose draws are on the host
+    from fedgraph.runtime.trained import load_trained_run
+
+    run = load_trained_run(whole, "last")
+    assert run.settings.sample_on == "host"
+    assert all(cl.sample_on == "host" for cl in run.clients.values())
 
 
 def test_train_cli_records_host_sampling_by_default(tmp_path):

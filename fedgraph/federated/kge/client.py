@@ -179,8 +179,8 @@ class KGEClient(Client):
         the local training draws from: :attr:`train_triples`,
         :attr:`weights` and :attr:`generator` on the CPU, or, with
         ``sample_on="device"``, their copies on the client's device (made
-        once, again only when the triples or weights are replaced) and
-        the device generator (:class:`~fedgraph.training.sample_on.SampleSource`)."""
+        once, again only when the triples or weights are replaced) and the
+        device generator (:class:`~fedgraph.training.sample_on.SampleSource`)."""
         return self.samples(self.train_triples, self.weights, self.generator)
 
     @property
