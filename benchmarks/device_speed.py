@@ -11,8 +11,9 @@ configuration to its aggregation; it and the validation's end with the
 clients' replies read back on the host, so the device's queued work is
 inside them. The first round also compiles kernels and starts the device:
 it is reported on its own and left out of the means when more rounds ran.
-Records the device's name, the settings, the threads and the load average
-at the start and at the end (a busy machine slows every number).
+Records the device's name, the settings, the threads, a GPU's peak allocated
+memory and the load average at the start and at the end (a busy machine
+slows every number).
 
 Usage (a GPU)::
 
@@ -80,6 +81,15 @@ def _device_name(device: str) -> str:
     return platform.processor() or platform.machine()
 
 
+def _peak_memory(device: str) -> int | None:
+    r"""The CUDA device's peak allocated bytes (:obj:`None` on a CPU)."""
+    import torch
+
+    if torch.device(device).type != "cuda":
+        return None
+    return int(torch.cuda.max_memory_allocated(device))
+
+
 def _mean(values: list[float]) -> float | None:
     r"""The mean without the first round's (warm-up) value when there are
     later ones; :obj:`None` for none."""
@@ -118,6 +128,8 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
     fed = load_dataset(args.data)
     torch.manual_seed(args.seed)
     strategy, clients = build_kge_federation(args.algorithm, fed, settings)
+    if torch.device(args.device).type == "cuda":
+        torch.cuda.reset_peak_memory_stats(args.device)
     res = run_simulation(
         strategy,
         clients,
@@ -159,6 +171,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
         "seconds_per_round": _mean(train),
         "seconds_per_validation": _mean(valid),
         "rounds_in_means": max(1, len(train) - 1),
+        "peak_device_memory_bytes": _peak_memory(args.device),
         "load_average_end": os.getloadavg(),
     }
 

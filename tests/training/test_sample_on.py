@@ -323,3 +323,24 @@ def test_sample_source_host_hands_back_what_it_is_given():
     triples, gen = torch.zeros(3, 3, dtype=torch.long), torch.Generator()
     assert src(triples, None, gen) == (triples, None, gen)
     assert src.state_dict() == {}
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("mode", ["head-batch", "tail-batch"])
+def test_cuda_filtered_sync_free_redraw_makes_no_host_sync(mode):
+    train = _graph(n_ent=12, n_rel=2, n=60).triples("train")
+    s = NegativeSampler(12, 16, filtered=True, filter_triples=train, num_relations=2)
+    pos = train[:20].cuda()
+    gen = device_generator("cuda", 1)
+    s.sample(pos, mode, gen, sync_free=True)  # the keys copied to the GPU once
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        neg = s.sample(pos, mode, gen, sync_free=True)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert neg.is_cuda and neg.shape == (20, 16)
+    h, r, t = (pos[:, i : i + 1].expand_as(neg) for i in range(3))
+    trip = torch.stack([neg, r, t] if mode == "head-batch" else [h, r, neg], -1)
+    keys = triple_keys(trip.view(-1, 3).cpu(), 12, 2)
+    assert not torch.isin(keys, triple_keys(train, 12, 2)).any()
