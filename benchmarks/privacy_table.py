@@ -1,5 +1,6 @@
-r"""Collects the runs of benchmarks/privacy_umls.sh (or privacy_fedlu_r3.sh)
-into docs/results/PREFIX-NAME.json files (the run's results.json with its two
+r"""Collects the runs of a privacy benchmark (benchmarks/privacy_bench.sh, through
+benchmarks/privacy_umls.sh or privacy_fedlu_r3.sh) into
+docs/results/PREFIX-NAME.json files (the run's results.json with its two
 audit reports) and prints their markdown table, the table that
 ``python -m fedgraph.report.papers`` writes into docs/papers/privacy.md
 (:func:`fedgraph.report.privacy.privacy_table`).

@@ -39,7 +39,9 @@ fedgraph payload. With every defence off they are the plain apps.
   noised rows, or masked vectors and the aggregate), in the files of
   ``fedgraph train --record-uploads`` under ``out/uploads``
   (:class:`~fedgraph.privacy.record.UploadRecorder`), so that ``fedgraph
-  audit OUT`` runs on a deployment.
+  audit OUT`` runs on a deployment. Unlike the defences it combines with
+  ``fusion.enabled``: the fusion exchange does not pass through the strategy,
+  so the recording holds the training rounds only.
 
 Components (``[tool.flwr.app.components]``, ``examples/flower_private_app``):
 ``serverapp = "fedgraph.privacy.flower:server_app"`` and ``clientapp =
@@ -228,7 +230,10 @@ class PrivateRunSettings(FlowerRunSettings):
             {k: v for k, v in run_config.items() if k not in own}
         )
         privacy = parse_privacy({k[len(PRIVACY_PREFIX) :]: v for k, v in own.items()})
-        if privacy is not None and base.fusion is not None:
+        # The recorder alone may run with fusion: it stores the training
+        # rounds' replies (and registrations); the fusion exchange, after the
+        # test pass, goes to the nodes and back without the strategy.
+        if privacy is not None and privacy.defended and base.fusion is not None:
             raise ValueError(
                 "Run-config key `fusion.enabled` does not combine with the "
                 "`privacy.*` defences (the fusion step evaluates each client's "

@@ -9,6 +9,12 @@ each round. Files (``torch.save``, written atomically) under ``DIR``:
 * ``round-NNNN.pt``: ``{"round", "uploads": {client: Payload.to_dict()},
   "aggregate": {"entity": table or None, "counts": presence counts or
   None}}``; with ``keep="last"`` only the latest round's file is kept.
+
+A run that starts (registers) removes the round files an earlier run left in
+``DIR``; a resumed run, which continues from its checkpoint without
+registering, keeps those of its rounds before the stop and writes the later
+ones (a round recorded again after a stop between its file and the
+checkpoint is replaced whole).
 """
 
 from __future__ import annotations
@@ -54,7 +60,12 @@ class UploadRecorder(StrategyWrapper):
         self.keep = keep
 
     def register(self, registrations: Mapping[int, Payload]) -> None:
+        # A run registers once, when it starts (a resumed run continues from
+        # its checkpoint without registering): rounds already in the folder
+        # belong to an earlier run and would pass for this one's.
         self.directory.mkdir(parents=True, exist_ok=True)
+        for old in self.directory.glob("round-*.pt"):
+            old.unlink()
         atomic_torch_save(
             {int(c): p.to_dict() for c, p in registrations.items()},
             self.directory / REGISTRATION,

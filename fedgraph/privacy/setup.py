@@ -95,12 +95,13 @@ class PrivacySettings:
 
     @property
     def active(self) -> bool:
-        return bool(
-            self.record_uploads
-            or self.dp_epsilon
-            or self.secagg
-            or self.private_alignment
-        )
+        return bool(self.record_uploads or self.defended)
+
+    @property
+    def defended(self) -> bool:
+        r"""Whether a defence is on (DP, SecAgg or private alignment);
+        recording uploads alone changes nothing that crosses the wire."""
+        return bool(self.dp_epsilon or self.secagg or self.private_alignment)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,8 +1,10 @@
 r"""The measured privacy table of the results page ``docs/papers/privacy.md``.
 
-``benchmarks/privacy_table.py WORK_DIR PREFIX`` collects each run of a privacy
-benchmark (``benchmarks/privacy_umls.sh``, ``benchmarks/privacy_fedlu_r3.sh``)
-into ``docs/results/PREFIX-NAME.json``: the run's ``results.json`` with its two
+``benchmarks/privacy_bench.sh`` trains and audits the settings of
+:data:`SETTINGS` on one dataset (``benchmarks/privacy_umls.sh`` and
+``benchmarks/privacy_fedlu_r3.sh`` call it with their dataset's arguments);
+``benchmarks/privacy_table.py WORK_DIR PREFIX`` collects each run into
+``docs/results/PREFIX-NAME.json``: the run's ``results.json`` with its two
 audit reports, ``{"results": ..., "audits": {"triple-inference": ...,
 "membership": ...}}``. :func:`privacy_table` tabulates those files, one row
 per setting of :data:`SETTINGS`, with the attacks' random-guess baselines
@@ -30,7 +32,8 @@ SETTINGS = (
     ("fedr-secagg", "FedR + SecAgg"),
 )
 
-#: results-file prefix → the benchmark script that runs its settings.
+#: results-file prefix → the benchmark script that runs its settings (each
+#: calls ``benchmarks/privacy_bench.sh``).
 SCRIPTS = {
     "umls-r3-privacy": "benchmarks/privacy_umls.sh",
     "fedlu-r3-privacy": "benchmarks/privacy_fedlu_r3.sh",

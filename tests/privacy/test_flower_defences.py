@@ -374,6 +374,16 @@ def test_private_alignment_needs_the_secret_on_every_node(partition, tmp_path):
             "Run-config key `privacy.dp-epsilon` must be non-negative",
         ),
         ({"privacy.secagg": True, "fusion.enabled": True}, "does not combine"),
+        # recording alone combines with fusion; a defence beside it does not
+        (
+            {
+                "privacy.dp-epsilon": 1.0,
+                "privacy.record-uploads": "all",
+                "out": "o",
+                "fusion.enabled": True,
+            },
+            "does not combine",
+        ),
     ],
 )
 def test_privacy_run_config_errors_name_the_key(extra, message):

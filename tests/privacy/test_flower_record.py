@@ -168,3 +168,145 @@ def test_a_bad_record_uploads_value_is_a_one_line_error_naming_the_key(extra, me
     with pytest.raises(ValueError, match=message) as err:
         PrivateRunSettings.from_run_config({"data": "x", "algorithm": "fede", **extra})
     assert "\n" not in str(err.value)
+
+
+def _nodes(tmp_path: Path) -> list[dict]:
+    return [
+        {"partition-id": i, "state-dir": str(tmp_path / f"node{i}")} for i in range(3)
+    ]
+
+
+def _files(uploads: Path) -> dict[str, bytes]:
+    r"""Every file under ``uploads`` (temporary ones included), name → bytes."""
+    return {f.name: f.read_bytes() for f in sorted(uploads.iterdir())}
+
+
+@pytest.mark.parametrize(
+    "keep,flags", [("all", {}), ("last", {}), ("all", {"privacy.secagg": True})]
+)
+def test_a_recorded_deployment_stopped_and_resumed_records_the_whole_runs_uploads(
+    tmp_path, keep, flags
+):
+    import shutil
+
+    from fedgraph.privacy.flower import run_private_server
+    from fedgraph.runtime.flower import LocalGrid
+
+    data = save_partition(named_toy(), tmp_path / "toy3")
+    record = {"privacy.record-uploads": keep, **flags}
+    whole = run_config(data, "fede", tmp_path / "whole", **record)
+    run_private_server(LocalGrid(client_app, _nodes(tmp_path / "w"), whole), whole)
+
+    ckpt = tmp_path / "ckpt"
+    cfg = run_config(
+        data, "fede", tmp_path / "resumed", **record,
+        **{"checkpoint-dir": str(ckpt), "run-name": "toy"},
+    )  # fmt: skip
+    resumed = {**cfg, "resume": True}
+    nodes = _nodes(tmp_path / "r")
+    # Killed after round 2: the rounds so far are on disk, whole files only
+    _, partial = run_private_server(
+        LocalGrid(client_app, nodes, cfg), cfg, stop_after=2
+    )
+    assert partial.rounds == 2
+    uploads = tmp_path / "resumed" / "uploads"
+    before = _files(uploads)
+    stopped = [1, 2] if keep == "all" else [2]
+    assert sorted(before) == sorted(
+        ["registration.pt", *(round_file(r) for r in stopped)]
+    )
+    # Resumed, then killed after round 3 was recorded but before the server's
+    # round-3 checkpoint (its round-2 checkpoint put back): the next resumed
+    # run records round 3 again
+    shutil.copytree(ckpt, tmp_path / "ckpt2")
+    grid = LocalGrid(client_app, nodes, resumed)
+    assert run_private_server(grid, resumed, stop_after=1)[1].rounds == 3
+    third = _files(uploads)[round_file(3)]
+    shutil.rmtree(ckpt)
+    shutil.copytree(tmp_path / "ckpt2", ckpt)
+    # ... and a new Flower run (fresh node contexts) resumes it to the end
+    run_private_server(LocalGrid(client_app, nodes, resumed), resumed)
+
+    after, expected = _files(uploads), _files(tmp_path / "whole" / "uploads")
+    rounds = [1, 2, 3, ROUNDS] if keep == "all" else [ROUNDS]
+    assert recorded_rounds(uploads) == rounds
+    # nothing lost, doubled or left over
+    assert sorted(after) == sorted(expected)
+    if keep == "all":  # the rounds before the stop are the first run's files,
+        assert {k: after[k] for k in before} == before
+        assert after[round_file(3)] == third  # and round 3 recorded again the same
+    if not flags:  # the whole run's files, bit for bit
+        assert after == expected
+    else:  # SecAgg: each run draws its own keys; the sums are the whole run's
+        for r in rounds:
+            a, b = load_round(uploads, r), load_round(tmp_path / "whole" / "uploads", r)
+            assert _equal(a["aggregate"], b["aggregate"])
+            assert sorted(a["uploads"]) == sorted(b["uploads"]) == [0, 1, 2]
+    for attack in ("triple-inference", "membership"):
+        assert _audit(tmp_path / "resumed", attack) == _audit(
+            tmp_path / "whole", attack
+        )
+
+
+def test_a_new_run_in_a_recorded_out_folder_leaves_no_earlier_round(tmp_path):
+    # `out` held the uploads of a 4-round run; a new run of 2 rounds there
+    # (or one resumed without a checkpoint, which starts afresh) records its
+    # own rounds only: the audit's default round is the new run's last
+    data = save_partition(named_toy(), tmp_path / "toy3")
+    out = tmp_path / "dep"
+    record = {"privacy.record-uploads": "all"}
+    run_local(server_app, client_app, run_config(data, "fede", out, **record), 3)
+    assert recorded_rounds(out / "uploads") == [1, 2, 3, 4]
+    again = run_config(data, "fede", out, **record, **{"num-rounds": 2})
+    run_local(server_app, client_app, again, num_nodes=3)
+    assert recorded_rounds(out / "uploads") == [1, 2]
+    assert load_round(out / "uploads")["round"] == 2
+
+
+def test_recording_a_fusion_run_records_the_training_rounds_and_fuses_the_same(
+    tmp_path,
+):
+    # The recorder stores the registrations and training replies; the fusion
+    # exchange after the test pass (the test payload down, ranking sums up)
+    # bypasses the strategy. So a fusion run records what a run without
+    # fusion records, and fuses as a run without recording does.
+    from fedgraph.privacy.flower import run_private_server
+    from fedgraph.runtime.flower import LocalGrid
+
+    data = save_partition(named_toy(), tmp_path / "toy3")
+    single = tmp_path / "single"
+    argv = ["train", "--data", str(data), "--algorithm", "independent",
+            "--out", str(single), "--rounds", str(ROUNDS),
+            "--eval-every", str(EVAL_EVERY), "--quiet", "--dim", "8",
+            "--gamma", "4", "--lr", "0.01", "--batch-size", "16",
+            "--num-negatives", "4", "--seed", "0"]  # fmt: skip
+    assert main(argv) == 0
+    nodes = [{"partition-id": i, "single-dir": str(single)} for i in range(3)]
+    fusion = {"fusion.enabled": True, "fusion.epochs": 5, "fusion.batch-size": 8}
+    record = {"privacy.record-uploads": "all"}
+    runs = {
+        "fused": fusion,
+        "recorded": record,
+        "both": {**fusion, **record},
+    }
+    for name, extra in runs.items():
+        cfg = run_config(data, "fede", tmp_path / name, **extra)
+        run_private_server(LocalGrid(client_app, nodes, cfg), cfg)
+
+    def doc(*parts):
+        return json.loads(tmp_path.joinpath(*parts, "results.json").read_text())
+
+    # the fusion results of the run without recording
+    a, b = doc("fused", "fusion"), doc("both", "fusion")
+    for key in ("weighted", "weighted_single", "weighted_federated", "clients"):
+        assert a[key] == b[key], key
+    assert a["comm"] == b["comm"] and b["comm"]["params_up"] == 0
+    assert doc("both")["weighted"] == doc("fused")["weighted"]
+    assert doc("both")["settings"]["privacy"]["record_uploads"] == "all"
+    # the recording of the run without fusion, byte for byte
+    uploads = _files(tmp_path / "both" / "uploads")
+    assert uploads == _files(tmp_path / "recorded" / "uploads")
+    assert sorted(uploads) == sorted(
+        ["registration.pt", *(round_file(r) for r in range(1, ROUNDS + 1))]
+    )
+    assert not (tmp_path / "fused" / "uploads").exists()

@@ -465,6 +465,57 @@ def test_run_config_errors_name_the_key(algorithm, key, value, message):
         )
 
 
+@pytest.mark.parametrize(
+    "app,cls,aliases",
+    [
+        (
+            "rgcn",
+            "RGCNRunSettings",
+            {"lam": "lambda", "one_sided": "lipschitz-one-sided",
+             "clip": "lipschitz-clip"},
+        ),
+        ("text", "TextRunSettings", {"num_prefix_tokens": "prefix-tokens"}),
+    ],
+)  # fmt: skip
+def test_every_field_of_the_rgcn_and_text_settings_has_a_run_config_key(
+    app, cls, aliases
+):
+    import dataclasses
+    import importlib
+
+    from fedgraph.runtime.flower.config import field_keys
+
+    module = importlib.import_module(f"fedgraph.runtime.flower.{app}")
+    settings = getattr(module, cls)
+    names = [f.name for f in dataclasses.fields(settings)]
+    # one key per field, none without a field ...
+    assert sorted(module.KEYS.values()) == sorted(names)
+    assert len(module.KEYS) == len(names)
+    # ... each the field's name kebab-cased but for the aliases
+    assert module.KEY_ALIASES == aliases
+    assert {k: n for k, n in module.KEYS.items() if k != n.replace("_", "-")} == {
+        k: n for n, k in aliases.items()
+    }
+    # a field added to the settings gets its key, and parses
+    wider = dataclasses.make_dataclass(
+        "Wider", [("new_option", int, dataclasses.field(default=0))], bases=(settings,)
+    )
+    keys = field_keys(wider, aliases)
+    assert keys == {**module.KEYS, "new-option": "new_option"}
+
+
+def test_field_key_aliases_must_name_fields_and_keep_keys_apart():
+    from fedgraph.runtime.flower.config import field_keys
+    from fedgraph.training.fusion import FusionSettings
+
+    with pytest.raises(
+        ValueError, match=r"names no field of FusionSettings: \['nope'\]"
+    ):
+        field_keys(FusionSettings, {"nope": "x"})
+    with pytest.raises(ValueError, match="two fields of FusionSettings one key"):
+        field_keys(FusionSettings, {"lr": "epochs"})
+
+
 @pytest.mark.parametrize("app", ["flower_app", "flower_rgcn_app", "flower_text_app"])
 def test_example_apps_list_every_key_flower_may_override(app):
     # Flower's `--run-config` only overrides keys present in the app's

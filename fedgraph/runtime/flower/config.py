@@ -78,10 +78,21 @@ EXTRA_PREFIX = "extra."
 SET_KEY = "set"
 
 
-def field_keys(cls: type) -> dict[str, str]:
+def field_keys(cls: type, aliases: Mapping[str, str] | None = None) -> dict[str, str]:
     r"""Run-config key → field of the dataclass ``cls``: every field,
-    kebab-cased (``fit_on`` → ``fit-on``)."""
-    return {f.name.replace("_", "-"): f.name for f in dataclasses.fields(cls)}
+    kebab-cased (``fit_on`` → ``fit-on``), or under its key in ``aliases``
+    (field → key, ``{"lam": "lambda"}``). So a new field always has a key.
+    Raises a :class:`ValueError` when ``aliases`` names no field of ``cls``
+    or gives two fields one key."""
+    aliases = dict(aliases or {})
+    names = [f.name for f in dataclasses.fields(cls)]
+    unknown = sorted(set(aliases) - set(names))
+    if unknown:
+        raise ValueError(f"`aliases` names no field of {cls.__name__}: {unknown}")
+    keys = {aliases.get(n, n.replace("_", "-")): n for n in names}
+    if len(keys) != len(names):
+        raise ValueError(f"`aliases` gives two fields of {cls.__name__} one key")
+    return keys
 
 
 def key_error(exc: ValueError, keys: Mapping[str, str], prefix: str) -> ValueError:

@@ -39,6 +39,7 @@ from fedgraph.runtime.flower.alignment import PARTITION_ID, AlignedRun, Alignmen
 from fedgraph.runtime.flower.client_app import make_client_app
 from fedgraph.runtime.flower.config import (
     check_failure_settings,
+    field_keys,
     partition_id,
     read_flat_run_config,
 )
@@ -51,32 +52,15 @@ from fedgraph.runtime.rgcn_runner import (
     loop_kwargs,
 )
 
-#: run-config key → :class:`RGCNRunSettings` field.
-KEYS = {
-    "data": "data",
-    "algorithm": "algorithm",
-    "num-rounds": "num_rounds",
-    "local-epochs": "local_epochs",
-    "lr": "lr",
-    "num-bases": "num_bases",
-    "hidden-channels": "hidden_channels",
-    "mu": "mu",
-    "lambda": "lam",
-    "lipschitz-one-sided": "one_sided",
-    "lipschitz-clip": "clip",
-    "seed": "seed",
-    "out": "out",
-    "threads": "threads",
-    "reply-timeout": "reply_timeout",
-    "connect-timeout": "connect_timeout",
-    "num-clients": "num_clients",
-    "min-available-nodes": "min_available_nodes",
-    "min-fit-nodes": "min_fit_nodes",
-    "accept-failures": "accept_failures",
-    "wait-for-failed": "wait_for_failed",
-    "pull-backoff": "pull_backoff",
-    "compact-messages": "compact_messages",
-    "client-mods": "client_mods",
+#: The :class:`RGCNRunSettings` fields with a run-config key of their own:
+#: FedAlign's :math:`\lambda` and the penalty's options under the names its
+#: clients' config uses (:mod:`fedgraph.federated.rgcn.terms`). Every other
+#: field's key is its name kebab-cased
+#: (:func:`~fedgraph.runtime.flower.config.field_keys`).
+KEY_ALIASES = {
+    "lam": "lambda",
+    "one_sided": "lipschitz-one-sided",
+    "clip": "lipschitz-clip",
 }
 
 
@@ -202,6 +186,10 @@ class RGCNRunSettings:
         return dataclasses.asdict(self)
 
 
+#: run-config key → :class:`RGCNRunSettings` field: every field.
+KEYS = field_keys(RGCNRunSettings, KEY_ALIASES)
+
+
 @functools.lru_cache(maxsize=2)
 def load_rdf_federation(data: str) -> Any:
     r"""The :class:`~fedgraph.partition.rdf_shard.FederatedRDF` saved in the
@@ -283,6 +271,8 @@ client_app = make_client_app(
 
 __all__ = [
     "RGCNRunSettings",
+    "KEYS",
+    "KEY_ALIASES",
     "build_rgcn_strategy",
     "build_rgcn_client",
     "describe_rgcn_node",

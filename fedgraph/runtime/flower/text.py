@@ -45,50 +45,17 @@ from fedgraph.runtime.flower.client_app import make_client_app
 from fedgraph.runtime.flower.config import (
     check_checkpoint_settings,
     check_failure_settings,
+    field_keys,
     partition_id,
     read_flat_run_config,
 )
 from fedgraph.runtime.flower.server_app import make_server_app
 
-#: run-config key → :class:`TextRunSettings` field.
-KEYS = {
-    "data": "data",
-    "languages": "languages",
-    "root": "root",
-    "algorithm": "algorithm",
-    "encoder": "encoder",
-    "num-rounds": "num_rounds",
-    "fraction": "fraction",
-    "eval-every": "eval_every",
-    "patience": "patience",
-    "lr": "lr",
-    "batch-size": "batch_size",
-    "local-epochs": "local_epochs",
-    "max-steps": "max_steps",
-    "max-length": "max_length",
-    "prefix-tokens": "num_prefix_tokens",
-    "margin": "margin",
-    "temperature": "temperature",
-    "rerank-alpha": "rerank_alpha",
-    "rerank-hops": "rerank_hops",
-    "eval-batch-size": "eval_batch_size",
-    "seed": "seed",
-    "out": "out",
-    "threads": "threads",
-    "reply-timeout": "reply_timeout",
-    "connect-timeout": "connect_timeout",
-    "num-clients": "num_clients",
-    "min-available-nodes": "min_available_nodes",
-    "min-fit-nodes": "min_fit_nodes",
-    "accept-failures": "accept_failures",
-    "wait-for-failed": "wait_for_failed",
-    "pull-backoff": "pull_backoff",
-    "compact-messages": "compact_messages",
-    "client-mods": "client_mods",
-    "checkpoint-dir": "checkpoint_dir",
-    "resume": "resume",
-    "run-name": "run_name",
-}
+#: The :class:`TextRunSettings` field with a run-config key of its own (the
+#: option of ``fedgraph train --model text --prefix-tokens``). Every other
+#: field's key is its name kebab-cased
+#: (:func:`~fedgraph.runtime.flower.config.field_keys`).
+KEY_ALIASES = {"num_prefix_tokens": "prefix-tokens"}
 
 #: :class:`~fedgraph.federated.text.setup.MKGCSettings` fields set by the run config.
 SETTINGS = (
@@ -248,6 +215,10 @@ class TextRunSettings:
         return dataclasses.asdict(self)
 
 
+#: run-config key → :class:`TextRunSettings` field: every field.
+KEYS = field_keys(TextRunSettings, KEY_ALIASES)
+
+
 @functools.lru_cache(maxsize=4)
 def node_languages(data: str, languages: str, root: str) -> tuple[str, ...]:
     r"""The run's languages in client order, as a node reads them (the
@@ -343,6 +314,8 @@ client_app = make_client_app(
 
 __all__ = [
     "TextRunSettings",
+    "KEYS",
+    "KEY_ALIASES",
     "build_text_server",
     "build_text_client",
     "describe_text_node",
