@@ -22,6 +22,8 @@ KGE_LOSSES = ("nssa", "sigmoid-ns", "margin-ranking")
 SELECTIONS = ("weighted", "per-client")
 #: :data:`fedgraph.runtime.batched.LOCAL_TRAINING`
 LOCAL_TRAINING = ("sequential", "batched")
+#: :data:`fedgraph.training.sample_on.SAMPLE_ON` (``fedgraph train --sample-on``)
+SAMPLE_ON = ("host", "device")
 #: :data:`fedgraph.eval.protocol.protocols`, sorted
 EVAL_PROTOCOLS = ("fede", "fedlu")
 #: the partitioners' short names (:func:`fedgraph.cli.partition._strategies`)
@@ -44,6 +46,7 @@ __all__ = [
     "KGE_LOSSES",
     "SELECTIONS",
     "LOCAL_TRAINING",
+    "SAMPLE_ON",
     "PARTITIONERS",
     "EVAL_PROTOCOLS",
     "ATTACKS",

@@ -40,6 +40,7 @@ _KGE_ONLY = (
     "unseen",
     "corrupt",
     "no_subsampling",
+    "sample_on",
     *PRIVACY,
 )
 _TEXT_ONLY = (

@@ -21,6 +21,7 @@ from fedgraph.cli.choices import (
     KGE_LOSSES,
     KGE_MODELS,
     LOCAL_TRAINING,
+    SAMPLE_ON,
     SELECTIONS,
     normalized,
 )
@@ -323,8 +324,18 @@ def _add_run(p: argparse.ArgumentParser) -> None:
         "--device",
         default="cpu",
         help="where clients train and rank, e.g. cuda (default: cpu); the samples "
-        "are drawn on the CPU, so a run may resume on another device (--model "
-        "rgcn, --model text: cpu only)",
+        "are drawn on the CPU unless --sample-on device, so a run may resume on "
+        "another device (--model rgcn, --model text: cpu only)",
+    )
+    p.add_argument(
+        "--sample-on",
+        choices=SAMPLE_ON,
+        default="host",
+        help="where batches and negatives are drawn: host (the CPU; the same "
+        "samples on every device) or device (on --device from a generator seeded "
+        "from --seed, no host sync per training step; another stream per device "
+        "type, so a run resumes on the same one; not with --local-training "
+        "batched) (default: host)",
     )
     p.add_argument(
         "--threads", type=count, default=0, help="torch threads (0: default)"
@@ -421,6 +432,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(
             f"`--local-training {args.local_training}` applies to federated KGE "
             f"algorithms (got {algorithm})"
+        )
+    if args.local_training == "batched" and args.sample_on == "device":
+        raise ValueError(
+            "`--sample-on device` cannot be combined with `--local-training "
+            "batched` (batched training draws every client's samples on the host)"
         )
     if args.threads > 0:
         import torch
@@ -570,6 +586,7 @@ def kge_settings(args: argparse.Namespace) -> Any:
         shared_negatives=not args.per_positive_negatives,
         extra=_parse_set(args.set),
         device=args.device,
+        sample_on=args.sample_on,
     )
 
 
@@ -629,6 +646,7 @@ def _run_baseline(
         data_name=str(args.data),
         shared_negatives=not args.per_positive_negatives,
         device=args.device,
+        sample_on=args.sample_on,
     )
     w = res["weighted"]
     print(

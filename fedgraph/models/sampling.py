@@ -25,6 +25,15 @@ class NegativeSampler:
     ``max_redraws`` vectorised rounds (the RotatE code's filter on train
     triples); the few still-true ones after that are kept.
 
+    The ids are drawn where ``generator`` lives (the default generator's
+    device without one). With
+    ``sync_free=True`` the filtered redraw reads nothing back to the host: it
+    always runs the ``max_redraws`` rounds, each drawing a full fresh
+    ``[B, K]`` set and keeping it where the current id is a true triple
+    (:func:`torch.where`), instead of stopping early and redrawing only
+    the true ones (which needs their count on the host). Both replace each
+    true corruption by a uniform draw; the streams differ.
+
     Args:
         num_entities (int): entities to draw from (ids ``0 … N-1``).
         num_negatives (int): :math:`K`.
@@ -67,6 +76,7 @@ class NegativeSampler:
         self.filtered = bool(filtered)
         self.max_redraws = int(max_redraws)
         self._keys: Tensor | None = None
+        self._device_keys: Tensor | None = None  # a copy on the draws' device
         if filtered:
             assert filter_triples is not None
             self.num_relations = int(
@@ -78,21 +88,33 @@ class NegativeSampler:
                 triple_keys(filter_triples, self.num_entities, self.num_relations)
             )
 
-    def _is_true(self, positive: Tensor, neg: Tensor, mode: str) -> Tensor:
+    def _known(self, device: torch.device) -> Tensor:
+        r"""The sorted keys of the known true triples on ``device``."""
         assert self._keys is not None
+        if self._keys.device == device:
+            return self._keys
+        if self._device_keys is None or self._device_keys.device != device:
+            self._device_keys = self._keys.to(device)
+        return self._device_keys
+
+    def _is_true(self, positive: Tensor, neg: Tensor, mode: str) -> Tensor:
+        known = self._known(neg.device)
         h, r, t = (positive[:, i : i + 1].expand_as(neg) for i in range(3))
         trip = torch.stack([neg, r, t] if mode == HEAD_BATCH else [h, r, neg], -1)
         keys = triple_keys(trip, self.num_entities, self.num_relations)
-        pos = torch.searchsorted(self._keys, keys).clamp_max(self._keys.numel() - 1)
-        return self._keys[pos] == keys
+        pos = torch.searchsorted(known, keys).clamp_max(known.numel() - 1)
+        return known[pos] == keys
 
     def sample(
         self,
         positive: Tensor,
         mode: str = TAIL_BATCH,
         generator: torch.Generator | None = None,
+        *,
+        sync_free: bool = False,
     ) -> Tensor:
-        r"""Corrupts ``positive`` (``[B, 3]``) in ``mode``; see the class doc."""
+        r"""Corrupts ``positive`` (``[B, 3]``, on the generator's device) in
+        ``mode``; see the class doc."""
         if mode not in MODES:
             raise ValueError(f"`mode` must be one of {MODES} (got {mode!r})")
         shape = (
@@ -100,8 +122,17 @@ class NegativeSampler:
             if self.shared
             else (positive.size(0), self.num_negatives)
         )
-        neg = torch.randint(self.num_entities, shape, generator=generator)
-        if self.filtered:
+        device = None if generator is None else generator.device
+        neg = torch.randint(
+            self.num_entities, shape, generator=generator, device=device
+        )
+        if self.filtered and sync_free:
+            for _ in range(self.max_redraws):
+                fresh = torch.randint(
+                    self.num_entities, shape, generator=generator, device=device
+                )
+                neg = torch.where(self._is_true(positive, neg, mode), fresh, neg)
+        elif self.filtered:
             for _ in range(self.max_redraws):
                 bad = self._is_true(positive, neg, mode)
                 n_bad = int(bad.sum())

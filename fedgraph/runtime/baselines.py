@@ -31,6 +31,7 @@ from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.models.kge import resolve_model
 from fedgraph.registry import resolve_device
 from fedgraph.training.kge_trainer import KGETrainer
+from fedgraph.training.sample_on import SAMPLE_ON
 
 
 def _load_federated(data: str | os.PathLike[str]) -> Any:
@@ -252,6 +253,7 @@ def _trainer_settings(
         "protocol": {**protocol.to_dict(), "model_scored": f"the {setting} model"},
         "seed": t0.seed,
         "device": str(t0.device),
+        "sample_on": t0.sample_on,
     }
 
 
@@ -290,6 +292,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=0)
     p.add_argument(
         "--device", default="cpu", help="where models train and rank (e.g. cuda)"
+    )
+    p.add_argument(
+        "--sample-on",
+        choices=SAMPLE_ON,
+        default="host",
+        help="where batches and negatives are drawn (fedgraph.training.sample_on)",
     )
     p.add_argument("--out", default="runs/baseline")
     p.add_argument("--results", default=None)
@@ -331,6 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=a.seed,
         progress=a.progress,
         device=a.device,
+        sample_on=a.sample_on,
     )
     print(json.dumps({"weighted": res["weighted"], "path": res["path"]}, indent=1))
     return 0

@@ -26,7 +26,7 @@ def check_batchable(clients: Mapping[int, Client]) -> None:
     :class:`~fedgraph.federated.kge.client.KGEClient` (its own ``fit`` and
     local training, not a subclass that changes them) and all share the
     settings of one batched computation (epochs, batch size, corruption
-    modes, loss)."""
+    modes, loss) and draws its samples on the host (``sample_on="host"``)."""
     for c, cl in clients.items():
         if not isinstance(cl, KGEClient) or (
             type(cl).fit is not KGEClient.fit
@@ -35,6 +35,13 @@ def check_batchable(clients: Mapping[int, Client]) -> None:
             raise ValueError(
                 "`local_training='batched'` needs KGE clients with the plain "
                 f"local training (client {c} is a {type(cl).__name__})"
+            )
+    for c, cl in clients.items():
+        if getattr(cl, "sample_on", "host") != "host":
+            raise ValueError(
+                "`local_training='batched'` draws every client's samples on the "
+                f"host; client {c} draws on the device (use sample_on='host' or "
+                "'sequential')"
             )
     kinds = {
         (cl.local_epochs, cl.batch_size, cl.modes, repr(cl.loss))

@@ -66,7 +66,9 @@ def load_trained_run(
     round, the one the run tested; ``"last"``). ``data`` replaces the dataset
     the run recorded (a moved folder); ``algorithms`` limits the runs
     accepted; the clients are rebuilt on ``device`` whatever device the run
-    trained on."""
+    trained on, drawing their samples on the host (what follows, fusion or
+    unlearning, draws there; the state of a ``sample_on="device"`` run's
+    device generators is not loaded)."""
     from fedgraph.data.checkpoint import CheckpointError, load_checkpoint
     from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
 
@@ -97,7 +99,11 @@ def load_trained_run(
         which_round = f"round {top['round']} (best valid)"
     keys = KGESettings.__dataclass_fields__
     settings = KGESettings(
-        **{**{k: meta[k] for k in keys if k in meta}, "device": device}
+        **{
+            **{k: meta[k] for k in keys if k in meta},
+            "device": device,
+            "sample_on": "host",
+        }
     )
     fed = load_kge_federation(meta["data"] if data is None else data)
     strategy, clients = build_kge_federation(algorithm, fed, settings)
@@ -105,7 +111,8 @@ def load_trained_run(
     try:
         strategy.load_state_dict(state["strategy"])
         for c, cl in clients.items():
-            cl.load_state_dict(state["clients"][c])
+            own = state["clients"][c]
+            cl.load_state_dict({k: own[k] for k in own if k != "sample_generator"})
     except (RuntimeError, KeyError, TypeError) as exc:
         first = str(exc).strip().splitlines()[0]
         raise CheckpointError(

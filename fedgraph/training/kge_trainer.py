@@ -27,6 +27,7 @@ from fedgraph.models.kge import MODES, KGEModel
 from fedgraph.models.losses import KGELoss, resolve_loss
 from fedgraph.models.sampling import NegativeSampler, subsampling_weights
 from fedgraph.progress import advance
+from fedgraph.training.sample_on import SampleSource, check_sample_on, epoch_batches
 
 ExtraLoss = Callable[[KGEModel, Tensor, Tensor, str], Tensor]
 
@@ -45,6 +46,7 @@ def train_epochs(
     weights: Tensor | None = None,
     extra_loss: ExtraLoss | None = None,
     shuffle: bool = True,
+    sample_on: str = "host",
 ) -> float:
     r"""Trains ``model`` on ``triples`` for ``epochs`` and returns the mean loss.
 
@@ -56,12 +58,15 @@ def train_epochs(
         \text{batch}, \text{negatives}, \text{mode})
 
     (an epoch therefore sees each triple once per mode, like the RotatE /
-    FedLU code's alternating head-batch / tail-batch loaders). Batches and
-    negatives are drawn where ``triples`` live (the CPU ``generator``: the
-    same random stream on every device) and moved to the model's device for
-    scoring, so a model on a GPU trains on exactly the CPU run's samples. Federated
-    clients call this every round and pass their regulariser (proximal,
-    contrastive, distillation) as ``extra_loss``.
+    FedLU code's alternating head-batch / tail-batch loaders). With
+    ``sample_on="host"`` batches and negatives are drawn on the CPU (the CPU
+    ``generator``: the same random stream on every device) and moved to the
+    model's device for scoring, so a model on a GPU trains on exactly the CPU
+    run's samples. With ``sample_on="device"``, ``triples``, ``weights`` and
+    ``generator`` live on the model's device and everything is drawn there
+    (:mod:`fedgraph.training.sample_on`). Federated clients call this every
+    round and pass their regulariser (proximal, contrastive, distillation)
+    as ``extra_loss``.
 
     Args:
         model (KGEModel): the model to train (in place).
@@ -79,7 +84,48 @@ def train_epochs(
         shuffle (bool, optional): reshuffle every epoch; ``False`` takes the
             batches in the order of ``triples`` every epoch (as FedLU's code,
             which fixes its batch order at start-up). (default: :obj:`True`)
+        sample_on (str, optional): ``"host"`` or ``"device"``, where batches
+            and negatives are drawn. (default: ``"host"``)
     """
+    total, steps = train_steps(
+        model,
+        triples,
+        epochs=epochs,
+        batch_size=batch_size,
+        loss=loss,
+        optimizer=optimizer,
+        sampler=sampler,
+        generator=generator,
+        modes=modes,
+        weights=weights,
+        extra_loss=extra_loss,
+        shuffle=shuffle,
+        sample_on=sample_on,
+    )
+    return float(total) / max(1, steps)
+
+
+def train_steps(
+    model: KGEModel,
+    triples: Tensor,
+    *,
+    epochs: int = 1,
+    batch_size: int = 1024,
+    loss: KGELoss,
+    optimizer: torch.optim.Optimizer,
+    sampler: NegativeSampler,
+    generator: torch.Generator,
+    modes: Sequence[str] = MODES,
+    weights: Tensor | None = None,
+    extra_loss: ExtraLoss | None = None,
+    shuffle: bool = True,
+    sample_on: str = "host",
+) -> tuple[Tensor, int]:
+    r""":func:`train_epochs` without its final read-back: returns the sum of
+    the step losses (a float64 scalar on the model's device) and the number
+    of steps. With ``sample_on="device"`` (and no ``extra_loss`` that reads
+    a value back) nothing here waits on the device."""
+    check_sample_on(sample_on)
     model.train()
     device = model.device
     # the loss sum stays on the device (float64: the same sum as Python floats):
@@ -87,16 +133,20 @@ def train_epochs(
     # current step runs
     total = torch.zeros((), dtype=torch.float64, device=device)
     steps = 0
-    n = triples.size(0)
+    # on the device the filtered redraw must not read its count back
+    options = {"sync_free": True} if sample_on == "device" else {}
     for _ in range(int(epochs)):
-        perm = torch.randperm(n, generator=generator) if shuffle else torch.arange(n)
-        for start in range(0, n, batch_size):
-            idx = perm[start : start + batch_size]
-            cpu_batch = triples[idx]
-            batch = cpu_batch.to(device)
-            w = None if weights is None else weights[idx].to(device)
+        for drawn, batch, w in epoch_batches(
+            triples,
+            weights,
+            batch_size=batch_size,
+            generator=generator,
+            device=device,
+            shuffle=shuffle,
+            sample_on=sample_on,
+        ):
             for mode in modes:
-                neg = sampler.sample(cpu_batch, mode, generator).to(device)
+                neg = sampler.sample(drawn, mode, generator, **options).to(device)
                 pos_score, neg_score = model.score_batch(batch, neg, mode)
                 value = loss(pos_score, neg_score, w)
                 if extra_loss is not None:
@@ -107,7 +157,7 @@ def train_epochs(
                 total += value.detach().double()
                 steps += 1
             advance()  # the open progress bar, if any
-    return float(total) / max(1, steps)
+    return total, steps
 
 
 class KGETrainer:
@@ -155,8 +205,13 @@ class KGETrainer:
             (``False``: the order of ``graph``'s training split, every epoch).
             (default: :obj:`True`)
         device (torch.device or str, optional): where the model trains and
-            ranks; samples are drawn on the CPU (:func:`train_epochs`), so the
-            run is the CPU run up to float rounding. (default: ``"cpu"``)
+            ranks; with ``sample_on="host"`` samples are drawn on the CPU
+            (:func:`train_epochs`), so the run is the CPU run up to float
+            rounding. (default: ``"cpu"``)
+        sample_on (str, optional): ``"host"`` or ``"device"``: where batches
+            and negatives are drawn (:mod:`fedgraph.training.sample_on`;
+            ``"device"``: from a generator on ``device`` seeded from ``seed``,
+            its state saved in the checkpoint). (default: ``"host"``)
     """
 
     def __init__(
@@ -184,6 +239,7 @@ class KGETrainer:
         log: str | None = None,
         shuffle: bool = True,
         device: torch.device | str = "cpu",
+        sample_on: str = "host",
     ) -> None:
         if eval_every <= 0 or patience <= 0 or max_epochs <= 0:
             raise ValueError(
@@ -196,8 +252,7 @@ class KGETrainer:
         self.batch_size, self.eval_every = int(batch_size), int(eval_every)
         self.patience, self.max_epochs = int(patience), int(max_epochs)
         self.candidates, self.directions = candidates, tuple(directions)
-        self.filter_splits = tuple(filter_splits)
-        self.modes = tuple(modes)
+        self.filter_splits, self.modes = tuple(filter_splits), tuple(modes)
         self.exclude = exclude
         self.seed, self.progress, self.log = int(seed), bool(progress), log
         self.shuffle = bool(shuffle)
@@ -214,6 +269,7 @@ class KGETrainer:
         ).to(self.device)
         self.optimizer = torch.optim.Adam(model.parameters(), lr=lr, fused=True)
         self.generator = torch.Generator().manual_seed(self.seed)
+        self.samples = SampleSource(sample_on, self.device, self.seed)
         self.epoch, self.best_mrr, self.bad, self.best_epoch = 0, -1.0, 0, 0
         self.best_state: dict[str, Tensor] | None = None
         self.history: list[dict[str, Any]] = []
@@ -244,15 +300,42 @@ class KGETrainer:
             "best_state": self.best_state,
             "history": self.history,
             "train_seconds": self.train_seconds,
+            **self.samples.state_dict(),
         }
 
+    @property
+    def sample_on(self) -> str:
+        r"""``"host"`` or ``"device"``: where the samples are drawn."""
+        return self.samples.sample_on
+
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.samples.load_state_dict(state, "KGETrainer")
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.generator.set_state(state["generator"])
         for key in ("epoch", "best_mrr", "best_epoch", "bad", "best_state", "history"):
             setattr(self, key, state[key])
         self.train_seconds = state.get("train_seconds", 0.0)
+
+    def _train(self, epochs: int) -> float:
+        r"""``epochs`` of :func:`train_epochs`; the mean loss."""
+        triples, weights, generator = self.samples(
+            self.train_triples, self.weights, self.generator
+        )
+        return train_epochs(
+            self.model,
+            triples,
+            weights=weights,
+            generator=generator,
+            epochs=epochs,
+            batch_size=self.batch_size,
+            loss=self.loss,
+            optimizer=self.optimizer,
+            sampler=self.sampler,
+            modes=self.modes,
+            shuffle=self.shuffle,
+            sample_on=self.sample_on,
+        )
 
     def _done(self) -> bool:
         return self.bad >= self.patience or self.epoch >= self.max_epochs
@@ -272,19 +355,7 @@ class KGETrainer:
         while not self._done():
             t0 = time.perf_counter()
             n_ep = min(self.eval_every, self.max_epochs - self.epoch)
-            mean_loss = train_epochs(
-                self.model,
-                self.train_triples,
-                epochs=n_ep,
-                batch_size=self.batch_size,
-                loss=self.loss,
-                optimizer=self.optimizer,
-                sampler=self.sampler,
-                generator=self.generator,
-                modes=self.modes,
-                weights=self.weights,
-                shuffle=self.shuffle,
-            )
+            mean_loss = self._train(n_ep)
             self.train_seconds += time.perf_counter() - t0
             self.epoch += n_ep
             t1 = time.perf_counter()
@@ -319,4 +390,4 @@ class KGETrainer:
         }
 
 
-__all__ = ["train_epochs", "KGETrainer", "ExtraLoss"]
+__all__ = ["train_epochs", "train_steps", "KGETrainer", "ExtraLoss"]

@@ -17,6 +17,7 @@ from fedgraph.models.losses import KGELoss
 from fedgraph.models.sampling import NegativeSampler
 from fedgraph.training.distill import distillation_loss
 from fedgraph.training.interference import interference_loss
+from fedgraph.training.sample_on import check_sample_on, epoch_batches
 
 
 def _scores(
@@ -56,6 +57,7 @@ def mutual_epochs(
     weights: Tensor | None = None,
     modes: tuple[str, ...] = MODES,
     mu_global: float | None = None,
+    sample_on: str = "host",
 ) -> tuple[float, float]:
     r"""FedLU learning (Algorithm 1, lines 6–7) and passive decay: for each
     batch and corruption mode, one step of the local model on
@@ -69,7 +71,10 @@ def mutual_epochs(
     detached each time); both see the same negatives. ``mu_distill`` weighs
     the local model's distillation (teacher: global) and ``mu_global`` the
     global model's (teacher: local; ``None``: the same as ``mu_distill``). A
-    zero weight skips that direction's teacher scores altogether.
+    zero weight skips that direction's teacher scores altogether. Batches
+    and negatives are drawn as in
+    :func:`~fedgraph.training.kge_trainer.train_epochs` (``sample_on``:
+    ``"host"`` or ``"device"``, :mod:`fedgraph.training.sample_on`).
 
     Returns:
         tuple[float, float]: the mean local and global losses.
@@ -78,16 +83,21 @@ def mutual_epochs(
     mu_glob = mu_local if mu_global is None else float(mu_global)
     total_l, total_g = _zero(local), _zero(local)
     steps = 0
-    n = triples.size(0)
+    check_sample_on(sample_on)
+    # on the device the filtered redraw must not read its count back
+    options = {"sync_free": True} if sample_on == "device" else {}
     for _ in range(int(epochs)):
-        perm = torch.randperm(n, generator=generator)
-        for start in range(0, n, batch_size):
-            idx = perm[start : start + batch_size]
-            cpu_batch = triples[idx]  # sampled on the CPU, as in train_epochs
-            batch = cpu_batch.to(local.device)
-            w = None if weights is None else weights[idx].to(local.device)
+        for drawn, batch, w in epoch_batches(
+            triples,
+            weights,
+            batch_size=batch_size,
+            generator=generator,
+            device=local.device,
+            sample_on=sample_on,
+        ):
             for mode in modes:
-                neg = sampler.sample(cpu_batch, mode, generator).to(local.device)
+                neg = sampler.sample(drawn, mode, generator, **options)
+                neg = neg.to(local.device)
                 l_pos, l_neg = _scores(local, batch, neg, mode)
                 value = loss(l_pos, l_neg, w)
                 if mu_local:

@@ -51,12 +51,14 @@ def test_cli_choices_are_the_registries():
     from fedgraph.registry import normalize_name
     from fedgraph.runtime.batched import LOCAL_TRAINING
     from fedgraph.runtime.loop import SELECTIONS
+    from fedgraph.training.sample_on import SAMPLE_ON
 
     assert choices.KGE_ALGORITHMS == tuple(sorted(kge_algorithms))
     assert choices.KGE_MODELS == tuple(normalize_name(m.__name__) for m in models)
     assert [type(resolve_loss(n)) for n in choices.KGE_LOSSES] == losses
     assert choices.SELECTIONS == SELECTIONS
     assert choices.LOCAL_TRAINING == LOCAL_TRAINING
+    assert choices.SAMPLE_ON == SAMPLE_ON
     assert choices.PARTITIONERS == tuple(_strategies())
     assert choices.EVAL_PROTOCOLS == tuple(sorted(protocols))
 

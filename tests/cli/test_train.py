@@ -359,3 +359,60 @@ def test_train_cli_refuses_the_other_families_options(tmp_path, capsys, extra, m
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
     assert not out.exists()
+
+
+def test_train_cli_sample_on_device_is_recorded_and_resumes(tmp_path, capsys):
+    _write_federation(tmp_path / "fed")
+    out = tmp_path / "dev"
+    argv = _small_run(tmp_path / "fed", out, "fede", "--sample-on", "device")
+    argv[argv.index("--rounds") + 1] = "3"
+    assert main(argv + ["--stop-after", "1"]) == 0
+    # the samples were drawn from the device generator: resuming with the
+    # host's is refused, before anything is written
+    before = (out / "progress.json").read_bytes()
+    host = [a if a != "device" else "host" for a in argv]
+    assert main(host + ["--resume"]) == 2
+    assert "sample_on 'device' -> 'host'" in capsys.readouterr().err
+    assert (out / "progress.json").read_bytes() == before
+    assert main(argv + ["--resume"]) == 0
+    resumed = json.loads((out / "results.json").read_text())
+    assert resumed["settings"]["sample_on"] == "device"
+    whole = tmp_path / "whole"
+    assert main(_small_run(tmp_path / "fed", whole, "fede", "--sample-on", "device",
+                           "--rounds", "3")) == 0  # fmt: skip
+    doc = json.loads((whole / "results.json").read_text())
+    assert [h["train"]["loss"] for h in doc["history"]] == [
+        h["train"]["loss"] for h in resumed["history"]
+    ]
+    assert doc["weighted"] == resumed["weighted"]
+    # rebuilt for fusion or unlearning, whose draws are on the host
+    from fedgraph.runtime.trained import load_trained_run
+
+    run = load_trained_run(whole, "last")
+    assert run.settings.sample_on == "host"
+    assert all(cl.sample_on == "host" for cl in run.clients.values())
+
+
+def test_train_cli_records_host_sampling_by_default(tmp_path):
+    _write_federation(tmp_path / "fed")
+    out = tmp_path / "o"
+    assert main(_small_run(tmp_path / "fed", out, "independent")) == 0
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["settings"]["sample_on"] == "host"
+
+
+def test_train_cli_sample_on_errors_before_writing(tmp_path, capsys):
+    _write_federation(tmp_path / "fed")
+    out = tmp_path / "o"
+    with pytest.raises(SystemExit) as exit_:
+        main(_small_run(tmp_path / "fed", out, "fede", "--sample-on", "gpu"))
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "argument --sample-on: invalid choice: 'gpu'" in err.splitlines()[-1]
+    extra = ["--sample-on", "device", "--local-training", "batched"]
+    assert main(_small_run(tmp_path / "fed", out, "fede", *extra)) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and (
+        "`--sample-on device` cannot be combined with `--local-training batched`" in err
+    )
+    assert not out.exists()

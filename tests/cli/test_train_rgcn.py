@@ -64,6 +64,8 @@ PRIVACY = "the privacy options apply to the federated KGE algorithms; --model rg
         (["--proximal-mu", "1"], "`--proximal-mu 1.0` applies to the KGE models"),
         (["--corrupt", "tail"], "`--corrupt tail` applies to the KGE models"),
         (["--no-subsampling"], "`--no-subsampling` applies to the KGE models"),
+        (["--sample-on", "device"], "`--sample-on device` applies to the KGE "
+         "models only; --model rgcn does not read it"),
         (["--batch-size", "8"], "`--batch-size 8` applies to the KGE models and "
          "--model text only; --model rgcn does not read it"),
         (["--eval-every", "1"], "`--eval-every 1` applies to the KGE models and "

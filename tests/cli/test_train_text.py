@@ -81,6 +81,8 @@ def test_text_run_records_the_family_defaults_and_its_languages(toy, tmp_path, c
         (["--num-negatives", "4"], "`--num-negatives 4` applies to the KGE models "
          "only"),
         (["--loss", "nssa"], "`--loss nssa` applies to the KGE models only"),
+        (["--sample-on", "device"], "`--sample-on device` applies to the KGE "
+         "models only"),
         (["--num-bases", "4"], "`--num-bases 4` applies to --model rgcn only"),
         (["--encoder", "/no/such/model"], "`--encoder` '/no/such/model' is not a "
          "language model folder"),

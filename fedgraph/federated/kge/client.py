@@ -21,6 +21,7 @@ from fedgraph.models.kge import MODES, KGEModel
 from fedgraph.models.losses import KGELoss, resolve_loss
 from fedgraph.models.sampling import NegativeSampler, subsampling_weights
 from fedgraph.training.kge_trainer import train_epochs
+from fedgraph.training.sample_on import SampleSource
 
 
 class KGEClient(Client):
@@ -67,11 +68,19 @@ class KGEClient(Client):
         eval_batch_size (int, optional): queries per scoring chunk.
         seed (int, optional): seed of the client's generator. (default: :obj:`0`)
         device (torch.device or str, optional): where the model trains and
-            ranks (e.g. ``"cuda"``). Batches and negatives are still drawn on
-            the CPU from the client's generator (the same samples on every
-            device); payloads and :meth:`state_dict` are CPU tensors, so a run
-            checkpointed on a GPU resumes on a CPU and vice versa.
-            (default: ``"cpu"``)
+            ranks (e.g. ``"cuda"``). With ``sample_on="host"`` batches and
+            negatives are still drawn on the CPU from the client's generator
+            (the same samples on every device); payloads and
+            :meth:`state_dict` are CPU tensors, so a run checkpointed on a GPU
+            resumes on a CPU and vice versa. (default: ``"cpu"``)
+        sample_on (str, optional): ``"host"`` or ``"device"``: where batches
+            and negatives are drawn. ``"device"``: the training triples are
+            copied to ``device`` once and drawn there from a generator on
+            ``device`` seeded from the client's seed
+            (:func:`~fedgraph.training.sample_on.device_generator`), whose
+            state :meth:`state_dict` saves; no host sync per training step.
+            A resumed run continues on the same device type.
+            (default: ``"host"``)
     """
 
     def __init__(
@@ -93,6 +102,7 @@ class KGEClient(Client):
         eval_batch_size: int = 512,
         seed: int = 0,
         device: torch.device | str = "cpu",
+        sample_on: str = "host",
     ) -> None:
         if model.num_entities != shard.num_entities:
             raise ValueError(
@@ -124,9 +134,10 @@ class KGEClient(Client):
             model.num_entities,
             model.num_relations,
         ).to(self.device)
-        self.generator = torch.Generator().manual_seed(
-            int(seed) * 7919 + self.client_id
-        )
+        host_seed = int(seed) * 7919 + self.client_id
+        self.generator = torch.Generator().manual_seed(host_seed)
+        #: where the samples are drawn (``sample_on``)
+        self.samples = SampleSource(sample_on, self.device, host_seed)
         self.optimizer = self._adam()
         # the table at the end of the previous local training (loss terms)
         self.previous_table: Tensor | None = None
@@ -163,21 +174,37 @@ class KGEClient(Client):
     def register(self) -> Payload:
         return Payload(row_ids={ENTITY: self.shard.entity_ids.clone()})
 
+    def draws(self) -> tuple[Tensor, Tensor | None, torch.Generator]:
+        r"""The training triples, their loss weights and the generator that
+        the local training draws from: :attr:`train_triples`,
+        :attr:`weights` and :attr:`generator` on the CPU, or, with
+        ``sample_on="device"``, their copies on the client's device (made
+        once, again only when the triples or weights are replaced) and the
+        device generator (:class:`~fedgraph.training.sample_on.SampleSource`)."""
+        return self.samples(self.train_triples, self.weights, self.generator)
+
+    @property
+    def sample_on(self) -> str:
+        r"""``"host"`` or ``"device"``: where the samples are drawn."""
+        return self.samples.sample_on
+
     def _train_local(self, extra_loss: Callable[..., Tensor] | None = None) -> float:
         r"""``local_epochs`` of :func:`train_epochs` on the client's training
         triples with its optimizer, sampler and generator; the mean loss."""
+        triples, weights, generator = self.draws()
         return train_epochs(
             self.model,
-            self.train_triples,
+            triples,
             epochs=self.local_epochs,
             batch_size=self.batch_size,
             loss=self.loss,
             optimizer=self.optimizer,
             sampler=self.sampler,
-            generator=self.generator,
+            generator=generator,
             modes=self.modes,
-            weights=self.weights,
+            weights=weights,
             extra_loss=extra_loss,
+            sample_on=self.sample_on,
         )
 
     def fit(self, payload: Payload) -> Payload:
@@ -288,8 +315,9 @@ class KGEClient(Client):
 
     def state_dict(self) -> dict[str, Any]:
         r"""The client's state as CPU tensors (model, optimiser, generator,
-        the previous round's table)."""
-        return {
+        the previous round's table; with ``sample_on="device"`` also the
+        device generator's state, ``"sample_generator"``)."""
+        out = {
             "model": cpu_copy(self.model.state_dict()),
             "optimizer": cpu_copy(self.optimizer.state_dict()),
             "generator": self.generator.get_state(),
@@ -297,8 +325,10 @@ class KGEClient(Client):
             if self.previous_table is None
             else cpu_copy(self.previous_table),
         }
+        return {**out, **self.samples.state_dict()}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        self.samples.load_state_dict(state, f"Client {self.client_id}")
         self.model.load_state_dict(state["model"])
         self.optimizer = self._adam()
         self.optimizer.load_state_dict(state["optimizer"])
@@ -311,6 +341,7 @@ class KGEClient(Client):
             f"KGEClient(client={self.client_id}, model={self.model!r}, "
             f"local_epochs={self.local_epochs}, batch_size={self.batch_size}"
             + ("" if self.device.type == "cpu" else f", device={self.device}")
+            + ("" if self.sample_on == "host" else f", sample_on={self.sample_on!r}")
             + ")"
         )
 

@@ -360,21 +360,23 @@ class FedLUClient(KGEClient):
         mu = float(payload.config.get(MU_DISTILL, self.mu_distill))
         mu_local = float(payload.config.get(MU_LOCAL, mu))
         mu_global = float(payload.config.get(MU_GLOBAL, mu))
+        triples, weights, generator = self.draws()
         loss_l, loss_g = mutual_epochs(
             self.model,
             self.global_model,
-            self.train_triples,
+            triples,
             epochs=self.local_epochs,
             batch_size=self.batch_size,
             loss=self.loss,
             local_optimizer=self.optimizer,
             global_optimizer=self.global_optimizer,
             sampler=self.sampler,
-            generator=self.generator,
+            generator=generator,
             mu_distill=mu_local,
             mu_global=mu_global,
-            weights=self.weights,
+            weights=weights,
             modes=self.modes,
+            sample_on=self.sample_on,
         )
         return Payload(
             arrays={ENTITY: cpu_copy(self.global_table)},

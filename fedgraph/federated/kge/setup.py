@@ -28,6 +28,7 @@ from fedgraph.federated.base import Client, Strategy
 from fedgraph.federated.kge.client import KGEClient
 from fedgraph.federated.kge.fede import FedE
 from fedgraph.models.kge import resolve_model
+from fedgraph.training.sample_on import check_sample_on
 
 
 @dataclass
@@ -54,6 +55,11 @@ class KGESettings:
         device (str): where clients train and rank (``"cpu"``, ``"cuda"``);
             the samples, hence the run, are the same on every device up to
             float rounding. (default: ``"cpu"``)
+        sample_on (str): where batches and negatives are drawn: ``"host"``
+            (the CPU, the same samples on every device) or ``"device"``
+            (on ``device``, no host sync per step; another, seeded stream per
+            device type; :mod:`fedgraph.training.sample_on`).
+            (default: ``"host"``)
     """
 
     model: str = "transe"
@@ -72,6 +78,10 @@ class KGESettings:
     evaluate_with: str = "local"
     extra: dict[str, Any] = field(default_factory=dict)
     device: str = "cpu"
+    sample_on: str = "host"
+
+    def __post_init__(self) -> None:
+        check_sample_on(self.sample_on)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -99,6 +109,7 @@ def build_clients(
             shared_negatives=s.shared_negatives,
             seed=s.seed,
             device=s.device,
+            sample_on=s.sample_on,
             **kwargs,
         )
     return clients
