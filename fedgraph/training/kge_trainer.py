@@ -10,6 +10,7 @@ command earlier runs were recorded with.)
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -337,6 +338,24 @@ class KGETrainer:
             sample_on=self.sample_on,
         )
 
+    def _diverged(self, mean_loss: float, n_ep: int) -> None:
+        # Stops before the epochs' state reaches the checkpoint or the
+        # history: a NaN model would rank every triple alike and early stopping
+        # would report the last finite model as if the run had converged.
+        from fedgraph.errors import DivergedError
+
+        kept = (
+            f"; {self.checkpoint} still holds epoch {self.epoch}"
+            if self.checkpoint is not None and self.checkpoint.exists()
+            else ""
+        )
+        raise DivergedError(
+            f"training diverged in epochs {self.epoch + 1}-{self.epoch + n_ep}"
+            f"{f' ({self.log})' if self.log else ''}: the mean loss is "
+            f"{mean_loss}{kept}; lower the learning rate (`--lr`) or check the "
+            "data, then train again"
+        )
+
     def _done(self) -> bool:
         return self.bad >= self.patience or self.epoch >= self.max_epochs
 
@@ -356,6 +375,8 @@ class KGETrainer:
             t0 = time.perf_counter()
             n_ep = min(self.eval_every, self.max_epochs - self.epoch)
             mean_loss = self._train(n_ep)
+            if not math.isfinite(mean_loss):
+                self._diverged(mean_loss, n_ep)
             self.train_seconds += time.perf_counter() - t0
             self.epoch += n_ep
             t1 = time.perf_counter()

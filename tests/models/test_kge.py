@@ -144,3 +144,56 @@ def test_gradients_flow_through_cdist():
     m.score_negatives(pos, torch.tensor([1, 2, 3]), "tail-batch").sum().backward()
     assert m.entity_embedding.weight.grad[[0, 1, 2, 3]].abs().sum() > 0
     assert m.relation_embedding.weight.grad[[1, 4]].abs().sum() > 0
+
+
+def _rotate_reference(model, head, rel, tail):
+    # RotatE's score as written before the zero-modulus guard
+    h_re, h_im = head.chunk(2, dim=-1)
+    t_re, t_im = tail.chunk(2, dim=-1)
+    r_re, r_im = model._phase(rel)
+    d_re = h_re * r_re - h_im * r_im - t_re
+    d_im = h_re * r_im + h_im * r_re - t_im
+    return model.gamma - torch.sqrt(d_re * d_re + d_im * d_im).sum(-1)
+
+
+def test_rotate_self_loop_at_zero_phase_trains_without_nan():
+    # (h, r, h) with r's phases all 0: every complex difference is exactly 0.
+    # sqrt's derivative there is infinite (NaN gradient, a NaN model after the
+    # step); the guarded score gives gradient 0 in those coordinates.
+    from fedgraph.models import RotatE
+
+    torch.manual_seed(0)
+    m = RotatE(4, 2, 3, gamma=6.0)
+    with torch.no_grad():
+        m.relation_embedding.weight[0] = 0.0
+    pos = torch.tensor([[1, 0, 1], [2, 1, 3]])
+    ps, ns = m.score_batch(pos, torch.tensor([0, 3]), "tail-batch")
+    assert ps[0] == 6.0
+    (ps.sum() - ns.sum()).backward()
+    for p in m.parameters():
+        assert torch.isfinite(p.grad).all()
+    ref = RotatE(4, 2, 3, gamma=6.0)
+    ref.load_state_dict(m.state_dict())
+    h = ref.entity_embedding.weight[pos[:, 0]]
+    t = ref.entity_embedding.weight[pos[:, 2]]
+    _rotate_reference(ref, h, ref.relation_embedding.weight[pos[:, 1]], t)[0].backward()
+    assert torch.isnan(ref.entity_embedding.weight.grad).any()
+
+
+def test_rotate_score_and_gradient_away_from_zero_are_bit_for_bit_unguarded():
+    from fedgraph.models import RotatE
+
+    torch.manual_seed(0)
+    m = RotatE(50, 5, 16, gamma=9.0)
+    g = torch.Generator().manual_seed(1)
+    h, t = (torch.randint(50, (64,), generator=g) for _ in range(2))
+    r = torch.randint(5, (64,), generator=g)
+    grads = []
+    for score in (m.interaction, lambda *a: _rotate_reference(m, *a)):
+        m.zero_grad(set_to_none=True)
+        ent, rel = m.entity_embedding.weight, m.relation_embedding.weight
+        s = score(ent[h][:, None], rel[r][:, None], ent[t][None])  # [64, 64]
+        (s * torch.linspace(-1, 1, s.numel()).view_as(s)).sum().backward()
+        grads.append((s.detach(), ent.grad.clone(), rel.grad.clone()))
+    for a, b in zip(*grads, strict=True):
+        assert torch.equal(a, b)

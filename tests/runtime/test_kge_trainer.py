@@ -214,3 +214,38 @@ def test_baselines_cli_records_a_rerunnable_command(tmp_path):
     words = shlex.split(command)
     assert words[:3] == ["python", "-m", "fedgraph.runtime.baselines"]
     assert words[3:] == argv
+
+
+class _NaNAfter(SigmoidNSLoss):
+    # finite for the first `calls` steps, NaN after
+    def __init__(self, calls):
+        super().__init__()
+        self.left = calls
+
+    def __call__(self, pos, neg, weight=None):
+        value = super().__call__(pos, neg, weight)
+        self.left -= 1
+        return value if self.left >= 0 else value * float("nan")
+
+
+def test_a_nan_loss_stops_the_trainer_before_its_checkpoint(tmp_path):
+    # 200 triples in batches of 50, two modes: 8 steps an epoch. The loss turns
+    # NaN in epoch 3; the validation after epoch 2 is the last one kept.
+    from fedgraph.errors import DivergedError
+
+    kg = random_graph()
+    torch.manual_seed(0)
+    ckpt = tmp_path / "t.pt"
+    tr = KGETrainer(
+        TransE(20, 3, 8, gamma=2.0), kg, loss=_NaNAfter(8 * 2 + 3), lr=0.01,
+        batch_size=50, num_negatives=4, eval_every=2, patience=5, max_epochs=10,
+        checkpoint=ckpt, log="client1",
+    )  # fmt: skip
+    with pytest.raises(DivergedError) as err:
+        tr.fit()
+    message = str(err.value)
+    assert "epochs 3-4 (client1)" in message and "mean loss is nan" in message
+    assert f"{ckpt} still holds epoch 2" in message and "\n" not in message
+    state = torch.load(ckpt, weights_only=False)
+    assert state["epoch"] == 2 and len(state["history"]) == 1
+    assert torch.isfinite(state["model"]["entity_embedding.weight"]).all()

@@ -8,7 +8,7 @@ import torch
 from torch import Tensor
 
 from fedgraph.models.kge.base import KGEModel
-from fedgraph.models.kge.modulus import modulus_distance
+from fedgraph.models.kge.modulus import EPS, modulus_distance
 
 
 class RotatE(KGEModel):
@@ -52,7 +52,14 @@ class RotatE(KGEModel):
         r_re, r_im = self._phase(rel)
         d_re = h_re * r_re - h_im * r_im - t_re
         d_im = h_re * r_im + h_im * r_re - t_im
-        return self.gamma - torch.sqrt(d_re * d_re + d_im * d_im).sum(-1)
+        # A modulus that rounds to exactly 0 (a self-loop (h, r, h) whose phase
+        # has shrunk to ~1e-8 in a coordinate: cos = 1 in float32) would give
+        # sqrt an infinite derivative and the step NaN. Clamping the square at
+        # EPS² gives that coordinate gradient 0 (the subgradient the compiled
+        # kernel and torch.norm in the RotatE code use) and leaves every
+        # modulus >= EPS, its value and its gradient, bit for bit unchanged.
+        sq = (d_re * d_re + d_im * d_im).clamp_min(EPS * EPS)
+        return self.gamma - torch.sqrt(sq).sum(-1)
 
     def score_tails(self, head: Tensor, rel: Tensor, cand: Tensor) -> Tensor:
         h_re, h_im = head.chunk(2, dim=-1)
