@@ -127,9 +127,10 @@ def simulate(
     extra=None,
     eval_every=EVAL_EVERY,
     selection="weighted",
+    sample_on="host",
 ):
     fed = load_dataset(partition)
-    settings = KGESettings(**SETTINGS, extra=dict(extra or {}))
+    settings = KGESettings(**SETTINGS, extra=dict(extra or {}), sample_on=sample_on)
     strategy, clients = build_kge_federation(algorithm, fed, settings)
     res = run_simulation(
         strategy,
@@ -254,6 +255,49 @@ def test_flower_apps_equal_the_simulation(
         for key, value in sim.items():
             assert torch.equal(kept[key], value), (c, key)
     assert grid.wire_bytes["down"] > 0 and grid.wire_bytes["up"] > 0
+
+
+def test_sample_on_device_reaches_the_nodes_and_equals_the_simulation(
+    partition, tmp_path
+):
+    # `sample-on = "device"` (here a CPU: the device generator's own stream)
+    # gives the numbers of `fedgraph train --sample-on device`, whose clients
+    # build_kge_federation makes from the same KGESettings.
+    strategy, clients, res = simulate(
+        partition, "fede", 2 / 3, tmp_path / "ck", sample_on="device"
+    )
+    _, _, host = simulate(partition, "fede", 2 / 3)
+    # the setting changes the samples, so equal numbers below mean it arrived
+    assert _no_seconds(res.history) != _no_seconds(host.history)
+    out = tmp_path / "out"
+    cfg = run_config(partition, "fede", out, fraction=2 / 3, **{"sample-on": "device"})
+    grid = run_local(server_app, client_app, cfg, num_nodes=3)
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["settings"]["sample_on"] == "device"
+    assert _no_seconds(doc["history"]) == _json(_no_seconds(res.history))
+    assert doc["best_round"] == res.best_round and doc["best_valid"] == res.best_valid
+    assert doc["weighted"] == res.test and not math.isnan(res.test["mrr"])
+    for row in doc["clients"]:
+        sim = res.test_clients[row["client"]]
+        assert {k: row[k] for k in sim if k != "n_triples"} == {
+            k: v for k, v in sim.items() if k != "n_triples"
+        }
+    assert doc["comm"] == res.comm
+    assert doc["comm_per_round"] == _json(res.comm_per_round)
+    server = torch.load(out / "server.pt", weights_only=False)
+    assert torch.equal(server["strategy"]["table"], strategy.table)
+    # each node's client drew on its device generator, whose state it keeps
+    by_partition = {
+        ctx.node_config["partition-id"]: ctx for ctx in grid.contexts.values()
+    }
+    for c, client in clients.items():
+        assert client.sample_on == "device"
+        kept, kept_skeleton = flatten_state(load_state(by_partition[c].state, BEST))
+        sim, sim_skeleton = flatten_state(client.state_dict())
+        assert kept_skeleton["sample_generator"]["device"] == "cpu"
+        assert kept.keys() == sim.keys() and kept_skeleton == sim_skeleton
+        for key, value in sim.items():
+            assert torch.equal(kept[key], value), (c, key)
 
 
 def test_compact_messages_give_the_same_run_in_fewer_flower_objects(
@@ -504,6 +548,68 @@ def test_every_field_of_the_rgcn_and_text_settings_has_a_run_config_key(
     assert keys == {**module.KEYS, "new-option": "new_option"}
 
 
+@pytest.mark.parametrize(
+    "cls,keys,aliases,unkeyed",
+    [
+        ("KGESettings", "SETTINGS_KEYS", "SETTINGS_KEY_ALIASES", "SETTINGS_UNKEYED"),
+        ("FlowerRunSettings", "LOOP_KEYS", "LOOP_KEY_ALIASES", "LOOP_UNKEYED"),
+    ],
+)
+def test_every_field_of_the_kge_settings_is_keyed_or_deliberately_not(
+    cls, keys, aliases, unkeyed
+):
+    import dataclasses
+
+    from fedgraph.runtime.flower import config
+
+    settings = {"KGESettings": KGESettings, "FlowerRunSettings": FlowerRunSettings}
+    settings = settings[cls]
+    keys, aliases = getattr(config, keys), getattr(config, aliases)
+    unkeyed = getattr(config, unkeyed)
+    names = [f.name for f in dataclasses.fields(settings)]
+    # every field has one key or is listed as having none, never both
+    assert sorted([*keys.values(), *unkeyed]) == sorted(names)
+    assert not set(keys.values()) & set(unkeyed)
+    assert {k: n for k, n in keys.items() if k != n.replace("_", "-")} == {
+        k: n for n, k in aliases.items()
+    }
+    # the keys without a field of their own are read under their prefixes
+    expected = {
+        "KGESettings": {"extra", "device"},
+        "FlowerRunSettings": {"settings", "fusion"},
+    }
+    assert unkeyed == expected[cls]
+    # a field added to the settings gets its key (so it fails the first
+    # assertion above unless listed), and aliasing an unkeyed one is an error
+    wider = dataclasses.make_dataclass(
+        "Wider", [("new_option", int, dataclasses.field(default=0))], bases=(settings,)
+    )
+    assert config.field_keys(wider, aliases, unkeyed) == {
+        **keys,
+        "new-option": "new_option",
+    }
+    some = sorted(unkeyed)[0]
+    with pytest.raises(ValueError, match=f"excluded fields of Wider: \\['{some}'\\]"):
+        config.field_keys(wider, {some: "x"}, unkeyed)
+    with pytest.raises(ValueError, match=r"`exclude` names no field of Wider: \['x'\]"):
+        config.field_keys(wider, aliases, {"x"})
+
+
+def test_sample_on_is_a_run_config_key_with_a_one_line_error():
+    base = {"data": "x", "algorithm": "fede"}
+    assert FlowerRunSettings.from_run_config(base).settings.sample_on == "host"
+    cfg = FlowerRunSettings.from_run_config({**base, "sample-on": "device"})
+    assert cfg.settings.sample_on == "device" and cfg.to_dict()["sample_on"] == "device"
+    for value, message in (
+        ("gpu", r"^Run-config key `sample-on` must be one of \['host', 'device'\] "
+         r"\(got 'gpu'\)$"),
+        (1, r"^Run-config key `sample-on` must be a string"),
+    ):  # fmt: skip
+        with pytest.raises(ValueError, match=message) as err:
+            FlowerRunSettings.from_run_config({**base, "sample-on": value})
+        assert "\n" not in str(err.value)
+
+
 def test_field_key_aliases_must_name_fields_and_keep_keys_apart():
     from fedgraph.runtime.flower.config import field_keys
     from fedgraph.training.fusion import FusionSettings
@@ -669,12 +775,16 @@ def _comparable(doc):
         # the default start (its flag travels in each node's saved state; that
         # a node keeps it between rounds, test_flower_apps_equal_the_simulation)
         ("fedlu", 1.0, {}, None),
+        # samples drawn on the device: each node's snapshot carries the device
+        # generator's state (a fresh one would repeat round 1's samples)
+        ("fede", 2 / 3, {"sample-on": "device"}, None),
     ],
 )
 def test_checkpointed_flower_run_resumes_with_identical_numbers(
     partition, tmp_path, algorithm, fraction, extra, best
 ):
-    extra = {f"extra.{k}": v for k, v in extra.items()}
+    # algorithm settings go under `extra.`, run-config keys as they are
+    extra = {k if "-" in k else f"extra.{k}": v for k, v in extra.items()}
     whole = tmp_path / "whole"
     run_local(
         server_app,
@@ -698,6 +808,12 @@ def test_checkpointed_flower_run_resumes_with_identical_numbers(
     assert (tmp_path / "ckpt" / "last.pt").exists()
     saved = sorted(p.name for p in (tmp_path / "node0" / "toy" / "client0").iterdir())
     assert len(saved) == 2 and saved[-1] <= "round000003.pt"
+    if "sample-on" in extra:
+        snapshot = torch.load(
+            tmp_path / "node0" / "toy" / "client0" / saved[-1], weights_only=False
+        )
+        states = [state for state, _ in snapshot["states"].values()]
+        assert states and all(s["sample_generator"]["device"] == "cpu" for s in states)
     # ... then a new Flower run (fresh SuperNode contexts) resumes it.
     second = LocalGrid(client_app, _nodes(tmp_path), {**cfg, "resume": True})
     run_server(second, {**cfg, "resume": True})

@@ -12,7 +12,7 @@ particular algorithm go under ``extra.NAME`` (``extra.mu_distill = 2.0``,
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,54 +20,6 @@ from fedgraph.federated.kge.setup import KGESettings
 from fedgraph.registry import resolve_device
 from fedgraph.runtime.loop import SELECTIONS
 from fedgraph.training.fusion import FusionSettings
-
-#: run-config key → :class:`KGESettings` field (the model/training settings
-#: both apps must agree on).
-SETTINGS_KEYS = {
-    "model": "model",
-    "dim": "dim",
-    "gamma": "gamma",
-    "lr": "lr",
-    "batch-size": "batch_size",
-    "num-negatives": "num_negatives",
-    "local-epochs": "local_epochs",
-    "loss": "loss",
-    "shared-negatives": "shared_negatives",
-    "seed": "seed",
-    "proximal-mu": "proximal_mu",
-    "contrastive-mu": "contrastive_mu",
-    "temperature": "temperature",
-    "evaluate-with": "evaluate_with",
-}
-
-#: run-config key → :class:`FlowerRunSettings` field (the round loop and I/O).
-LOOP_KEYS = {
-    "data": "data",
-    "algorithm": "algorithm",
-    "num-rounds": "num_rounds",
-    "fraction": "fraction",
-    "eval-every": "eval_every",
-    "patience": "patience",
-    "monitor": "monitor",
-    "selection": "selection",
-    "test": "test",
-    "num-clients": "num_clients",
-    "num-entities": "num_entities",
-    "out": "out",
-    "threads": "threads",
-    "reply-timeout": "reply_timeout",
-    "connect-timeout": "connect_timeout",
-    "checkpoint-dir": "checkpoint_dir",
-    "resume": "resume",
-    "run-name": "run_name",
-    "min-available-nodes": "min_available_nodes",
-    "min-fit-nodes": "min_fit_nodes",
-    "accept-failures": "accept_failures",
-    "wait-for-failed": "wait_for_failed",
-    "pull-backoff": "pull_backoff",
-    "client-mods": "client_mods",
-    "compact-messages": "compact_messages",
-}
 
 EXTRA_PREFIX = "extra."
 
@@ -78,17 +30,30 @@ EXTRA_PREFIX = "extra."
 SET_KEY = "set"
 
 
-def field_keys(cls: type, aliases: Mapping[str, str] | None = None) -> dict[str, str]:
-    r"""Run-config key → field of the dataclass ``cls``: every field,
-    kebab-cased (``fit_on`` → ``fit-on``), or under its key in ``aliases``
-    (field → key, ``{"lam": "lambda"}``). So a new field always has a key.
-    Raises a :class:`ValueError` when ``aliases`` names no field of ``cls``
-    or gives two fields one key."""
+def field_keys(
+    cls: type,
+    aliases: Mapping[str, str] | None = None,
+    exclude: Collection[str] = (),
+) -> dict[str, str]:
+    r"""Run-config key → field of the dataclass ``cls``: every field but
+    those in ``exclude``, kebab-cased (``fit_on`` → ``fit-on``), or under its
+    key in ``aliases`` (field → key, ``{"lam": "lambda"}``). So a new field
+    always has a key unless it is excluded. Raises a :class:`ValueError` when
+    ``aliases`` or ``exclude`` names no field of ``cls``, when a field is both
+    aliased and excluded, or when two fields would share one key."""
     aliases = dict(aliases or {})
+    excluded = set(exclude)
     names = [f.name for f in dataclasses.fields(cls)]
-    unknown = sorted(set(aliases) - set(names))
-    if unknown:
-        raise ValueError(f"`aliases` names no field of {cls.__name__}: {unknown}")
+    for what, given in (("aliases", aliases), ("exclude", excluded)):
+        unknown = sorted(set(given) - set(names))
+        if unknown:
+            raise ValueError(f"`{what}` names no field of {cls.__name__}: {unknown}")
+    both = sorted(excluded & set(aliases))
+    if both:
+        raise ValueError(
+            f"`aliases` gives a key to excluded fields of {cls.__name__}: {both}"
+        )
+    names = [n for n in names if n not in excluded]
     keys = {aliases.get(n, n.replace("_", "-")): n for n in names}
     if len(keys) != len(names):
         raise ValueError(f"`aliases` gives two fields of {cls.__name__} one key")
@@ -113,6 +78,21 @@ def key_error(exc: ValueError, keys: Mapping[str, str], prefix: str) -> ValueErr
 #: switches it on).
 FUSION_PREFIX = "fusion."
 FUSION_KEYS = {"enabled": "enabled", **field_keys(FusionSettings)}
+
+#: :class:`KGESettings` fields whose run-config key is not their name
+#: kebab-cased (none: ``batch_size`` → ``batch-size``, …;
+#: :func:`field_keys`).
+SETTINGS_KEY_ALIASES: dict[str, str] = {}
+
+#: :class:`KGESettings` fields with no run-config key of their own:
+#: ``extra``, the chosen algorithm's settings, comes from the ``extra.*`` keys
+#: and ``set``; ``device`` is a node's hardware, not the run's: each SuperNode
+#: names its own in its node config (:func:`node_device`).
+SETTINGS_UNKEYED = frozenset({"extra", "device"})
+
+#: run-config key → :class:`KGESettings` field (the model/training settings
+#: both apps must agree on): every field but :data:`SETTINGS_UNKEYED`.
+SETTINGS_KEYS = field_keys(KGESettings, SETTINGS_KEY_ALIASES, SETTINGS_UNKEYED)
 
 
 def normalize_algorithm(name: str) -> str:
@@ -391,8 +371,12 @@ class FlowerRunSettings:
         # any algorithm's `extra.*` key is accepted (an app's config lists
         # them all, since Flower only overrides keys that exist there)
         extra = _parse_extra(algorithm, extra, assignments)
+        try:
+            parsed = KGESettings(**settings, extra=extra)
+        except ValueError as exc:  # name the run-config key, not the field
+            raise key_error(exc, SETTINGS_KEYS, "") from None
         out = cls(
-            settings=KGESettings(**settings, extra=extra),
+            settings=parsed,
             fusion=parse_fusion(fusion),
             **loop,
         )
@@ -456,6 +440,20 @@ class FlowerRunSettings:
         out = dataclasses.asdict(self)
         out.update(out.pop("settings"))
         return out
+
+
+#: :class:`FlowerRunSettings` fields whose run-config key is not their name
+#: kebab-cased (none; :func:`field_keys`).
+LOOP_KEY_ALIASES: dict[str, str] = {}
+
+#: :class:`FlowerRunSettings` fields with no run-config key of their own:
+#: ``settings`` is read from the :data:`SETTINGS_KEYS` (and ``extra.*``,
+#: ``set``), ``fusion`` from the ``fusion.*`` keys (:data:`FUSION_KEYS`).
+LOOP_UNKEYED = frozenset({"settings", "fusion"})
+
+#: run-config key → :class:`FlowerRunSettings` field (the round loop and
+#: I/O): every field but :data:`LOOP_UNKEYED`.
+LOOP_KEYS = field_keys(FlowerRunSettings, LOOP_KEY_ALIASES, LOOP_UNKEYED)
 
 
 def check_checkpoint_settings(cfg: Any) -> None:
