@@ -128,9 +128,12 @@ def simulate(
     eval_every=EVAL_EVERY,
     selection="weighted",
     sample_on="host",
+    device="cpu",
 ):
     fed = load_dataset(partition)
-    settings = KGESettings(**SETTINGS, extra=dict(extra or {}), sample_on=sample_on)
+    settings = KGESettings(
+        **SETTINGS, extra=dict(extra or {}), sample_on=sample_on, device=device
+    )
     strategy, clients = build_kge_federation(algorithm, fed, settings)
     res = run_simulation(
         strategy,
@@ -992,6 +995,22 @@ def test_flower_nodes_on_a_gpu_equal_the_cpu_simulation(partition, tmp_path, alg
     nodes = [
         {"partition-id": i, "device": "cpu" if i == 1 else "cuda"} for i in range(3)
     ]
+    run_server(LocalGrid(client_app, nodes, cfg), cfg)
+    doc = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert doc["comm"] == res.comm
+    assert doc["weighted"]["mrr"] == pytest.approx(res.test["mrr"], abs=2e-3)
+    valid = [h["valid"]["mrr"] for h in doc["history"] if "valid" in h]
+    sim = [h["valid"]["mrr"] for h in res.history if "valid" in h]
+    assert valid == pytest.approx(sim, abs=2e-3)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_flower_nodes_drawing_on_a_gpu_equal_the_gpu_simulation(partition, tmp_path):
+    # `sample-on = "device"` on CUDA nodes: the CUDA generators' stream, so
+    # the numbers of the simulation on the GPU with `--sample-on device`
+    _, _, res = simulate(partition, "fede", sample_on="device", device="cuda")
+    cfg = run_config(partition, "fede", tmp_path / "out", **{"sample-on": "device"})
+    nodes = [{"partition-id": i, "device": "cuda"} for i in range(3)]
     run_server(LocalGrid(client_app, nodes, cfg), cfg)
     doc = json.loads((tmp_path / "out" / "results.json").read_text())
     assert doc["comm"] == res.comm
