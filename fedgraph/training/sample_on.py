@@ -32,6 +32,9 @@ SAMPLE_ON = ("host", "device")
 #: 2**32: a CPU generator reads only the low 32 bits of its seed)
 DEVICE_SEED_OFFSET = 0x9E3779B9
 
+# how the setting is spelled where a user sets it, for the resume errors
+_WHERE = "(`fedgraph train --sample-on`, Flower run-config key `sample-on`)"
+
 
 def check_sample_on(value: Any, what: str = "`sample_on`") -> str:
     r"""``value`` if it is one of :data:`SAMPLE_ON`, else a one-line
@@ -68,7 +71,7 @@ def load_generator_state(
     if state is None:
         raise ValueError(
             f"{owner}: the checkpoint drew its samples on the host "
-            "(sample_on='host'); resume it with sample_on='host'"
+            f"(sample_on='host'); resume it with sample_on='host' {_WHERE}"
         )
     if state["device"] != gen.device.type:
         raise ValueError(
@@ -151,7 +154,7 @@ class SampleSource:
         elif "sample_generator" in state:
             raise ValueError(
                 f"{owner}: the checkpoint drew its samples on the device "
-                "(sample_on='device'); resume it with sample_on='device'"
+                f"(sample_on='device'); resume it with sample_on='device' {_WHERE}"
             )
 
 

@@ -306,11 +306,13 @@ def test_trainer_refuses_a_checkpoint_drawn_elsewhere(tmp_path):
     host = _trainer(tmp_path, "host", 2, "host.pt")
     host.fit()
     assert "sample_generator" not in host.state_dict()  # format unchanged
-    with pytest.raises(ValueError, match="drew its samples on the host"):
+    # the error names the setting as a user spells it (CLI flag, run-config key)
+    where = r"\(`fedgraph train --sample-on`, Flower run-config key `sample-on`\)$"
+    with pytest.raises(ValueError, match="drew its samples on the host.*" + where):
         _trainer(tmp_path, "device", 4, "host.pt").fit()
     device = _trainer(tmp_path, "device", 2, "device.pt")
     device.fit()
-    with pytest.raises(ValueError, match="drew its samples on the device"):
+    with pytest.raises(ValueError, match="drew its samples on the device.*" + where):
         _trainer(tmp_path, "host", 4, "device.pt").fit()
     state = device.state_dict()
     state["sample_generator"] = {**state["sample_generator"], "device": "cuda"}
