@@ -1,0 +1,239 @@
+r"""How much the per-client re-split explains of a gap to FedE's published
+MRR: ranks a finished Single (``--algorithm independent``) run's test
+triples by their entities' training degree and re-weights the per-degree
+MRR to the degree mix of FedE's re-split.
+
+fedgraph re-splits each client 8:1:1 after forcing every entity's and
+relation's first occurrence into training, so a test triple's head or tail
+may occur in a single training triple. FedE's ``split_dataset.ipynb`` draws
+the evaluation triples in shuffled order and takes one only while its head,
+its tail and its relation each still occur in more than two of the
+client's remaining triples (until 20 % of them), so every head and tail of
+a FedE test triple keeps at least two training triples, and low-degree
+entities are drawn less often. This script
+
+1. buckets the client's test triples by (head degree, tail degree) in the
+   client's training triples (buckets ``1, 2, 3-5, 6-20, 21+``);
+2. ranks each bucket with the run's model under the run's protocol (its
+   candidates, directions and filter) and records MRR and the count;
+3. applies FedE's rule (seeded shuffles) to all the client's triples and
+   records the bucket mix of the evaluation triples it draws, with degrees
+   counted in the training triples that rule leaves;
+4. reports the client's MRR as measured and re-weighted to that mix
+   (:math:`\sum_b p_\text{FedE}(b)\,\text{MRR}(b)`), per client and
+   weighted by test triples.
+
+The re-weighted figure is an estimate of what the same model would score
+on test triples drawn like FedE's: it holds the model fixed (a model trained
+on FedE's split sees other training triples) and assumes the reciprocal rank
+depends on the split only through the degree bucket.
+
+    python benchmarks/fede_split_difficulty.py runs/fede/fb15k237-fed3-rotate-single \
+        --out docs/results/fede-split-difficulty-fb15k237-fed3-rotate.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import Tensor
+
+#: bucket edges of an entity's training degree: [1], [2], [3, 5], [6, 20], [21, inf)
+EDGES = (1, 2, 3, 6, 21)
+LABELS = ("1", "2", "3-5", "6-20", "21+")
+
+
+def degrees(triples: Tensor, num_entities: int) -> Tensor:
+    r"""``[E]`` number of ``triples`` each entity occurs in (as head or tail;
+    a self-loop counts once)."""
+    deg = torch.zeros(num_entities, dtype=torch.long)
+    deg.index_add_(0, triples[:, 0], torch.ones(len(triples), dtype=torch.long))
+    loops = triples[:, 0] == triples[:, 2]
+    deg.index_add_(
+        0, triples[~loops, 2], torch.ones(int((~loops).sum()), dtype=torch.long)
+    )
+    return deg
+
+
+def bucket_of(deg: Tensor) -> Tensor:
+    r"""Bucket index (0-4) of each degree (:data:`EDGES`); degree 0 (an
+    entity outside the training triples) falls in bucket 0."""
+    return (deg.unsqueeze(-1) >= torch.tensor(EDGES)).sum(-1).clamp(min=1) - 1
+
+
+def cells(triples: Tensor, deg: Tensor) -> Tensor:
+    r"""``[n]`` cell index ``5 * head bucket + tail bucket`` of each triple."""
+    return bucket_of(deg[triples[:, 0]]) * len(EDGES) + bucket_of(deg[triples[:, 2]])
+
+
+def fede_rule_split(
+    triples: Tensor, num_entities: int, num_relations: int, seed: int, frac: float = 0.2
+) -> tuple[Tensor, Tensor]:
+    r"""``(train, evaluation)`` under FedE's notebook rule: in shuffled order
+    (``seed``), a triple goes to evaluation while its head, tail and relation
+    each occur in more than two of the triples still in training, until
+    ``frac`` of the triples are drawn."""
+    ent = degrees(triples, num_entities).tolist()
+    rel = torch.bincount(triples[:, 1], minlength=num_relations).tolist()
+    order = torch.randperm(len(triples), generator=torch.Generator().manual_seed(seed))
+    want = int(frac * len(triples))
+    take = torch.zeros(len(triples), dtype=torch.bool)
+    drawn = 0
+    rows = triples.tolist()
+    for i in order.tolist():
+        if drawn >= want:
+            break
+        h, r, t = rows[i]
+        if ent[h] > 2 and ent[t] > 2 and rel[r] > 2:
+            take[i] = True
+            drawn += 1
+            ent[h] -= 1
+            if t != h:
+                ent[t] -= 1
+            rel[r] -= 1
+    return triples[~take], triples[take]
+
+
+def client_report(model: Any, graph: Any, protocol: Any, seeds: int) -> dict[str, Any]:
+    from fedgraph.eval import TripleFilter, rank_triples
+
+    train, test = graph.triples("train"), graph.triples("test")
+    flt = TripleFilter(
+        graph.all_triples(tuple(protocol.filter_splits)),
+        graph.num_entities,
+        graph.num_relations,
+    )
+    exclude = protocol.excluded_ids(graph)
+    ours = cells(test, degrees(train, graph.num_entities))
+    n_cells = len(EDGES) ** 2
+    mrr = [float("nan")] * n_cells
+    count = torch.bincount(ours, minlength=n_cells)
+    for c in range(n_cells):
+        if count[c]:
+            state = rank_triples(
+                model,
+                test[ours == c],
+                filter=flt,
+                directions=protocol.directions,
+                exclude=exclude,
+            )
+            mrr[c] = float(state.compute()["mrr"])
+    everything = graph.all_triples(("train", "valid", "test"))
+    mix = torch.zeros(n_cells, dtype=torch.float64)
+    for s in range(seeds):
+        kept, drawn = fede_rule_split(
+            everything, graph.num_entities, graph.num_relations, seed=s
+        )
+        mix += torch.bincount(
+            cells(drawn, degrees(kept, graph.num_entities)), minlength=n_cells
+        ).double()
+    p_fede = mix / mix.sum()
+    p_ours = count.double() / count.sum()
+    missing = [c for c in range(n_cells) if p_fede[c] > 0 and not count[c]]
+    measured = sum(float(p_ours[c]) * mrr[c] for c in range(n_cells) if count[c])
+    reweighted = sum(
+        float(p_fede[c]) * mrr[c] for c in range(n_cells) if count[c] and p_fede[c] > 0
+    ) / float(sum(p_fede[c] for c in range(n_cells) if count[c]))
+    low = [c for c in range(n_cells) if c // len(EDGES) == 0 or c % len(EDGES) == 0]
+    return {
+        "test_triples": int(len(test)),
+        "mrr": measured,
+        "mrr_fede_mix": reweighted,
+        "share_degree_1_ours": float(sum(p_ours[c] for c in low)),
+        "share_degree_1_fede_rule": float(sum(p_fede[c] for c in low)),
+        "cells_missing_in_ours": missing,
+        "cells": [
+            {
+                "head": LABELS[c // len(EDGES)],
+                "tail": LABELS[c % len(EDGES)],
+                "n": int(count[c]),
+                "mrr": mrr[c],
+                "p_ours": float(p_ours[c]),
+                "p_fede_rule": float(p_fede[c]),
+            }
+            for c in range(n_cells)
+        ],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(
+        "run", type=Path, help="a finished `--algorithm independent` run folder"
+    )
+    ap.add_argument("--data", default=None, help="the partition (default: the run's)")
+    ap.add_argument("--seeds", type=int, default=3, help="shuffles of FedE's rule")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=None, help="JSON file to write")
+    a = ap.parse_args(argv)
+    if a.seeds < 1:
+        ap.error("--seeds must be at least 1")
+    results = a.run / "results.json"
+    if not results.is_file():
+        print(f"error: {results} not found (a finished run's folder)", file=sys.stderr)
+        return 2
+    doc = json.loads(results.read_text())
+    s = doc["settings"]
+    if s.get("setting") != "independent":
+        print(
+            f"error: {results} is a {s.get('setting')!r} run, not independent",
+            file=sys.stderr,
+        )
+        return 2
+    torch.set_num_threads(a.threads)
+    from fedgraph.eval.protocol import resolve_protocol
+    from fedgraph.runtime.trained import load_kge_federation
+    from fedgraph.training.fusion_io import load_single_model, single_model_settings
+
+    progress = json.loads((a.run / "progress.json").read_text())["settings"]
+    data = a.data or progress["data"]
+    fed = load_kge_federation(data)
+    protocol = resolve_protocol(s["protocol"]["name"])
+    spec = single_model_settings(a.run, progress)
+    t0 = time.perf_counter()
+    clients = []
+    for shard in fed:
+        model = load_single_model(a.run, shard, spec)
+        clients.append(client_report(model, shard.graph, protocol, a.seeds))
+        c = clients[-1]
+        print(
+            f"client {shard.client_id}: MRR {100 * c['mrr']:.2f}, on FedE's degree mix "
+            f"{100 * c['mrr_fede_mix']:.2f}; test triples with an entity of training "
+            f"degree 1: ours {100 * c['share_degree_1_ours']:.1f} %, FedE's rule "
+            f"{100 * c['share_degree_1_fede_rule']:.1f} %"
+        )
+    n = [c["test_triples"] for c in clients]
+    w = lambda k: sum(c[k] * m for c, m in zip(clients, n, strict=True)) / sum(n)  # noqa: E731
+    out = {
+        "run": str(a.run),
+        "data": str(data),
+        "protocol": protocol.to_dict(),
+        "seeds": a.seeds,
+        "buckets": list(LABELS),
+        "weighted": {"mrr": w("mrr"), "mrr_fede_mix": w("mrr_fede_mix")},
+        "clients": clients,
+        "seconds": time.perf_counter() - t0,
+        "command": "python benchmarks/fede_split_difficulty.py "
+        + " ".join(argv if argv is not None else sys.argv[1:]),
+    }
+    print(
+        f"weighted: MRR {100 * out['weighted']['mrr']:.2f}, on FedE's degree mix "
+        f"{100 * out['weighted']['mrr_fede_mix']:.2f}"
+    )
+    if a.out is not None:
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = a.out.with_suffix(a.out.suffix + ".tmp")
+        tmp.write_text(json.dumps(out, indent=1) + "\n")
+        os.replace(tmp, a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
