@@ -1,6 +1,6 @@
 r"""How much the per-client re-split explains of a gap to FedE's published
-MRR: ranks a finished Single (``--algorithm independent``) run's test
-triples by their entities' training degree and re-weights the per-degree
+MRR: ranks a finished Single (``--algorithm independent``) or federated run's
+test triples by their entities' training degree and re-weights the per-degree
 MRR to the degree mix of FedE's re-split.
 
 fedgraph re-splits each client 8:1:1 after forcing every entity's and
@@ -163,11 +163,31 @@ def client_report(model: Any, graph: Any, protocol: Any, seeds: int) -> dict[str
     }
 
 
+def _models(
+    run: Path, settings: dict[str, Any], progress: dict[str, Any], data: str
+) -> Any:
+    r"""``(client id, model, graph)`` per client: a Single run's best model
+    per client, or the model a federated run tested (its best validation
+    round; FedE's protocol: the server's aggregated rows)."""
+    if settings.get("setting") == "independent":
+        from fedgraph.runtime.trained import load_kge_federation
+        from fedgraph.training.fusion_io import load_single_model, single_model_settings
+
+        spec = single_model_settings(run, progress)
+        for shard in load_kge_federation(data):
+            yield shard.client_id, load_single_model(run, shard, spec), shard.graph
+        return
+    from fedgraph.runtime.trained import load_trained_run
+
+    tr = load_trained_run(run, "best", data=data)
+    payloads = tr.strategy.configure_evaluate(0, list(tr.clients), "test")
+    for c, client in tr.clients.items():
+        yield c, client.evaluation_model(payloads[c]), client.shard.graph
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument(
-        "run", type=Path, help="a finished `--algorithm independent` run folder"
-    )
+    ap.add_argument("run", type=Path, help="a finished Single or federated run folder")
     ap.add_argument("--data", default=None, help="the partition (default: the run's)")
     ap.add_argument("--seeds", type=int, default=3, help="shuffles of FedE's rule")
     ap.add_argument("--threads", type=int, default=1)
@@ -181,30 +201,26 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     doc = json.loads(results.read_text())
     s = doc["settings"]
-    if s.get("setting") != "independent":
+    if s.get("setting") == "centralized" or s.get("algorithm") == "centralized":
         print(
-            f"error: {results} is a {s.get('setting')!r} run, not independent",
+            f"error: {results} is a centralized (Entire) run; give a Single "
+            "(independent) or federated run",
             file=sys.stderr,
         )
         return 2
     torch.set_num_threads(a.threads)
     from fedgraph.eval.protocol import resolve_protocol
-    from fedgraph.runtime.trained import load_kge_federation
-    from fedgraph.training.fusion_io import load_single_model, single_model_settings
 
     progress = json.loads((a.run / "progress.json").read_text())["settings"]
     data = a.data or progress["data"]
-    fed = load_kge_federation(data)
     protocol = resolve_protocol(s["protocol"]["name"])
-    spec = single_model_settings(a.run, progress)
     t0 = time.perf_counter()
     clients = []
-    for shard in fed:
-        model = load_single_model(a.run, shard, spec)
-        clients.append(client_report(model, shard.graph, protocol, a.seeds))
+    for cid, model, graph in _models(a.run, s, progress, data):
+        clients.append(client_report(model, graph, protocol, a.seeds))
         c = clients[-1]
         print(
-            f"client {shard.client_id}: MRR {100 * c['mrr']:.2f}, on FedE's degree mix "
+            f"client {cid}: MRR {100 * c['mrr']:.2f}, on FedE's degree mix "
             f"{100 * c['mrr_fede_mix']:.2f}; test triples with an entity of training "
             f"degree 1: ours {100 * c['share_degree_1_ours']:.1f} %, FedE's rule "
             f"{100 * c['share_degree_1_fede_rule']:.1f} %"

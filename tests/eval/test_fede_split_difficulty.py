@@ -81,6 +81,24 @@ def test_the_script_reproduces_the_runs_mrr(tmp_path, load_script, capsys):
         assert c["share_degree_1_fede_rule"] == 0.0
     assert doc["weighted"]["mrr"] == pytest.approx(res["weighted"]["mrr"], rel=1e-9)
     assert not out.with_suffix(".json.tmp").exists()
-    # not an independent run: exit 2, one line naming the file
+    # a FedE run: the model it tested (the server's rows under FedE's protocol)
+    fed_run = tmp_path / "fede"
+    args[args.index("independent")] = "fede"
+    args[args.index(str(run))] = str(fed_run)
+    assert fedgraph([*args, "--corrupt", "tail", "--local-epochs", "1", "--quiet"]) == 0
+    assert m.main([str(fed_run), "--seeds", "1", "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    res = json.loads((fed_run / "results.json").read_text())
+    assert res["settings"]["protocol"]["model_scored"] == "global"
+    for c, rc in zip(doc["clients"], res["clients"], strict=True):
+        assert c["mrr"] == pytest.approx(rc["mrr"], rel=1e-9)
+    # a centralized run is refused; a folder without results: exit 2, one line
+    ent = tmp_path / "entire"
+    args[args.index("fede")] = "centralized"
+    args[args.index(str(fed_run))] = str(ent)
+    assert fedgraph([*args, "--corrupt", "tail", "--quiet"]) == 0
+    capsys.readouterr()
+    assert m.main([str(ent)]) == 2
+    assert "is a centralized (Entire) run" in capsys.readouterr().err
     assert m.main([str(tmp_path / "nothing")]) == 2
     assert "results.json not found" in capsys.readouterr().err
