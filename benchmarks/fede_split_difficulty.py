@@ -101,30 +101,60 @@ def fede_rule_split(
     return triples[~take], triples[take]
 
 
-def client_report(model: Any, graph: Any, protocol: Any, seeds: int) -> dict[str, Any]:
-    from fedgraph.eval import TripleFilter, rank_triples
+def reciprocal_ranks(model: Any, graph: Any, protocol: Any) -> Tensor:
+    r"""``[n]`` reciprocal rank of each test triple of ``graph`` under
+    ``protocol`` (one ranked direction, as FedE's), in triple order."""
+    from fedgraph.eval import LinkPredState, TripleFilter, rank_triples
 
-    train, test = graph.triples("train"), graph.triples("test")
-    flt = TripleFilter(
-        graph.all_triples(tuple(protocol.filter_splits)),
-        graph.num_entities,
-        graph.num_relations,
+    if len(protocol.directions) != 1:
+        raise ValueError(
+            f"protocol {protocol.name!r} ranks {list(protocol.directions)}; "
+            "this script reads one direction per triple (FedE's protocol: tails)"
+        )
+
+    class Recorder(LinkPredState):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ranks: list[Tensor] = []
+
+        def update(self, ranks: Tensor, direction: str) -> LinkPredState:
+            self.ranks.append(ranks.detach().double().cpu())
+            return super().update(ranks, direction)
+
+    state = Recorder()
+    rank_triples(
+        model,
+        graph.triples("test"),
+        filter=TripleFilter(
+            graph.all_triples(tuple(protocol.filter_splits)),
+            graph.num_entities,
+            graph.num_relations,
+        ),
+        directions=protocol.directions,
+        exclude=protocol.excluded_ids(graph),
+        state=state,
     )
-    exclude = protocol.excluded_ids(graph)
+    return 1.0 / torch.cat(state.ranks)
+
+
+def client_report(
+    model: Any, graph: Any, protocol: Any, seeds: int, relation_ids: Tensor
+) -> dict[str, Any]:
+    train, test = graph.triples("train"), graph.triples("test")
+    rr = reciprocal_ranks(model, graph, protocol)
     ours = cells(test, degrees(train, graph.num_entities))
     n_cells = len(EDGES) ** 2
-    mrr = [float("nan")] * n_cells
     count = torch.bincount(ours, minlength=n_cells)
-    for c in range(n_cells):
-        if count[c]:
-            state = rank_triples(
-                model,
-                test[ours == c],
-                filter=flt,
-                directions=protocol.directions,
-                exclude=exclude,
-            )
-            mrr[c] = float(state.compute()["mrr"])
+    rr_sum = torch.zeros(n_cells, dtype=torch.float64).index_add_(0, ours, rr)
+    mrr = [
+        float(rr_sum[c] / count[c]) if count[c] else float("nan")
+        for c in range(n_cells)
+    ]
+    rel = relation_ids[test[:, 1]]
+    per_relation = {
+        int(r): [int((rel == r).sum()), float(rr[rel == r].sum())]
+        for r in rel.unique().tolist()
+    }
     everything = graph.all_triples(("train", "valid", "test"))
     mix = torch.zeros(n_cells, dtype=torch.float64)
     for s in range(seeds):
@@ -144,6 +174,8 @@ def client_report(model: Any, graph: Any, protocol: Any, seeds: int) -> dict[str
     low = [c for c in range(n_cells) if c // len(EDGES) == 0 or c % len(EDGES) == 0]
     return {
         "test_triples": int(len(test)),
+        # global relation id -> [test triples, sum of reciprocal ranks]
+        "relations": {str(r): v for r, v in sorted(per_relation.items())},
         "mrr": measured,
         "mrr_fede_mix": reweighted,
         "share_degree_1_ours": float(sum(p_ours[c] for c in low)),
@@ -163,10 +195,53 @@ def client_report(model: Any, graph: Any, protocol: Any, seeds: int) -> dict[str
     }
 
 
+def relation_draws(
+    clients: list[dict[str, Any]], relations: list[Tensor], draws: int, seed: int = 0
+) -> dict[str, Any] | None:
+    r"""Client MRRs under other random relation splits: the clients'
+    relations (``relations``: each client's global relation ids; each
+    relation with its test triples and the reciprocal ranks its client's
+    model gave them) are shuffled and dealt in the clients' sizes, as the
+    relation partitioner deals them, ``draws`` times; a client's MRR is its
+    relations' summed reciprocal ranks over their test triples. Returns the
+    5/50/95th percentiles of the highest, middle and lowest client MRR and
+    of the clients' unweighted mean, or :obj:`None` when clients share a
+    relation (not a relation split)."""
+    ids = torch.cat(relations)
+    if ids.unique().numel() != ids.numel():
+        return None
+    sizes = [int(r.numel()) for r in relations]
+    n = torch.zeros(ids.numel(), dtype=torch.float64)
+    rr = torch.zeros(ids.numel(), dtype=torch.float64)
+    where = {int(r): i for i, r in enumerate(ids.tolist())}
+    for c in clients:
+        for r, (k, v) in c["relations"].items():
+            n[where[int(r)]], rr[where[int(r)]] = k, v
+    gen = torch.Generator().manual_seed(seed)
+    rows = []
+    for _ in range(draws):
+        perm = torch.randperm(ids.numel(), generator=gen)
+        mrrs = [float(rr[p].sum() / n[p].sum()) for p in perm.split(sizes)]
+        rows.append(sorted(mrrs, reverse=True) + [sum(mrrs) / len(mrrs)])
+    table = torch.tensor(rows, dtype=torch.float64)
+    q = torch.tensor([0.05, 0.5, 0.95], dtype=torch.float64)
+    names = [f"client rank {i + 1}" for i in range(len(sizes))]
+    return {
+        "draws": draws,
+        "relations_per_client": sizes,
+        "quantiles": [0.05, 0.5, 0.95],
+        "sorted_clients": [
+            torch.quantile(table[:, i], q).tolist() for i in range(len(sizes))
+        ],
+        "mean": torch.quantile(table[:, -1], q).tolist(),
+        "labels": names,
+    }
+
+
 def _models(
     run: Path, settings: dict[str, Any], progress: dict[str, Any], data: str
 ) -> Any:
-    r"""``(client id, model, graph)`` per client: a Single run's best model
+    r"""``(client id, model, shard)`` per client: a Single run's best model
     per client, or the model a federated run tested (its best validation
     round; FedE's protocol: the server's aggregated rows)."""
     if settings.get("setting") == "independent":
@@ -175,14 +250,14 @@ def _models(
 
         spec = single_model_settings(run, progress)
         for shard in load_kge_federation(data):
-            yield shard.client_id, load_single_model(run, shard, spec), shard.graph
+            yield shard.client_id, load_single_model(run, shard, spec), shard
         return
     from fedgraph.runtime.trained import load_trained_run
 
     tr = load_trained_run(run, "best", data=data)
     payloads = tr.strategy.configure_evaluate(0, list(tr.clients), "test")
     for c, client in tr.clients.items():
-        yield c, client.evaluation_model(payloads[c]), client.shard.graph
+        yield c, client.evaluation_model(payloads[c]), client.shard
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -190,11 +265,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("run", type=Path, help="a finished Single or federated run folder")
     ap.add_argument("--data", default=None, help="the partition (default: the run's)")
     ap.add_argument("--seeds", type=int, default=3, help="shuffles of FedE's rule")
+    ap.add_argument(
+        "--draws", type=int, default=2000, help="random relation splits to simulate"
+    )
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="JSON file to write")
     a = ap.parse_args(argv)
     if a.seeds < 1:
         ap.error("--seeds must be at least 1")
+    if a.draws < 1:
+        ap.error("--draws must be at least 1")
     results = a.run / "results.json"
     if not results.is_file():
         print(f"error: {results} not found (a finished run's folder)", file=sys.stderr)
@@ -215,9 +295,12 @@ def main(argv: list[str] | None = None) -> int:
     data = a.data or progress["data"]
     protocol = resolve_protocol(s["protocol"]["name"])
     t0 = time.perf_counter()
-    clients = []
-    for cid, model, graph in _models(a.run, s, progress, data):
-        clients.append(client_report(model, graph, protocol, a.seeds))
+    clients, relations = [], []
+    for cid, model, shard in _models(a.run, s, progress, data):
+        relations.append(shard.relation_ids.long())
+        clients.append(
+            client_report(model, shard.graph, protocol, a.seeds, shard.relation_ids)
+        )
         c = clients[-1]
         print(
             f"client {cid}: MRR {100 * c['mrr']:.2f}, on FedE's degree mix "
@@ -234,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
         "seeds": a.seeds,
         "buckets": list(LABELS),
         "weighted": {"mrr": w("mrr"), "mrr_fede_mix": w("mrr_fede_mix")},
+        "relation_draws": relation_draws(clients, relations, a.draws),
         "clients": clients,
         "seconds": time.perf_counter() - t0,
         "command": "python benchmarks/fede_split_difficulty.py "
@@ -243,6 +327,15 @@ def main(argv: list[str] | None = None) -> int:
         f"weighted: MRR {100 * out['weighted']['mrr']:.2f}, on FedE's degree mix "
         f"{100 * out['weighted']['mrr_fede_mix']:.2f}"
     )
+    d = out["relation_draws"]
+    if d is not None:
+        span = lambda v: f"{100 * v[1]:.2f} [{100 * v[0]:.2f}, {100 * v[2]:.2f}]"  # noqa: E731
+        print(
+            f"{a.draws} random relation splits, client MRR highest to lowest, median "
+            "[5th, 95th percentile]: "
+            + "; ".join(span(v) for v in d["sorted_clients"])
+            + f"; mean of clients {span(d['mean'])}"
+        )
     if a.out is not None:
         a.out.parent.mkdir(parents=True, exist_ok=True)
         tmp = a.out.with_suffix(a.out.suffix + ".tmp")

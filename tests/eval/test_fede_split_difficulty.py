@@ -51,6 +51,33 @@ def test_fede_rule_keeps_two_training_triples_per_drawn_entity(load_script):
     assert not (d2 == e).any()
 
 
+def test_relation_draws_by_hand(load_script):
+    m = load_script("benchmarks/fede_split_difficulty.py")
+    # global relation id -> [test triples, summed reciprocal ranks]
+    clients = [
+        {"relations": {"5": [2, 1.5], "9": [1, 1.0]}},
+        {"relations": {"7": [1, 0.25]}},
+    ]
+    rel = [torch.tensor([5, 9]), torch.tensor([7])]
+    # one relation per client: every draw gives the same three MRRs
+    same = m.relation_draws(
+        clients, [torch.tensor([5]), torch.tensor([9]), torch.tensor([7])], 20
+    )
+    assert same["sorted_clients"] == [[1.0] * 3, [0.75] * 3, [0.25] * 3]
+    assert same["mean"] == pytest.approx([2.0 / 3] * 3)
+    # sizes 2 + 1: the lone relation is 5 (clients 1.25/2 and 0.75), 7
+    # (2.5/3 and 0.25) or 9 (1.75/3 and 1.0); 51 draws: the median is a draw
+    d = m.relation_draws(clients, rel, draws=51)
+    assert d["relations_per_client"] == [2, 1] and d["draws"] == 51
+    assert d["sorted_clients"][0][1] in (0.75, 2.5 / 3, 1.0)
+    assert d["sorted_clients"][1][1] in (0.625, 0.25, 1.75 / 3)
+    highs, lows = (0.75, 2.5 / 3, 1.0), (0.625, 0.25, 1.75 / 3)
+    assert all(min(highs) <= v <= max(highs) for v in d["sorted_clients"][0])
+    assert all(min(lows) <= v <= max(lows) for v in d["sorted_clients"][1])
+    # relations shared by clients: not a relation split, no draws
+    assert m.relation_draws(clients, [torch.tensor([5]), torch.tensor([5])], 5) is None
+
+
 def test_the_script_reproduces_the_runs_mrr(tmp_path, load_script, capsys):
     import sys
     from pathlib import Path
@@ -79,6 +106,13 @@ def test_the_script_reproduces_the_runs_mrr(tmp_path, load_script, capsys):
         assert sum(x["p_fede_rule"] for x in c["cells"]) == pytest.approx(1.0)
         # FedE's rule never draws a test triple with a degree-1 entity
         assert c["share_degree_1_fede_rule"] == 0.0
+        # the per-relation sums add up to the client's test triples and MRR
+        per = list(c["relations"].values())
+        assert sum(k for k, _ in per) == c["test_triples"]
+        assert sum(v for _, v in per) / c["test_triples"] == pytest.approx(c["mrr"])
+    draws = doc["relation_draws"]
+    assert draws["draws"] == 2000
+    assert len(draws["sorted_clients"]) == len(doc["clients"]) == 2
     assert doc["weighted"]["mrr"] == pytest.approx(res["weighted"]["mrr"], rel=1e-9)
     assert not out.with_suffix(".json.tmp").exists()
     # a FedE run: the model it tested (the server's rows under FedE's protocol)
