@@ -58,13 +58,18 @@ def test_tables_from_synthetic_results(fede_tables, tmp_path):
     fb, nell, gain, fused = fede_tables.tables(tmp_path)
     assert fb.count("\n") == 1  # header only: no FB15k-237-Fed3 file
     rows = nell.splitlines()[2:]
-    assert len(rows) == 8  # (3 clients + weighted) x (Single, FedE)
+    assert len(rows) == 10  # (3 clients + weighted + mean) x (Single, FedE)
     # client 1 of Single: 50.00 ours vs 49.61 published (Table 4), +0.39
     assert rows[0].startswith("| RotatE | Single | 1 | 50.00 | 49.61 | +0.39 |")
     assert "epochs 100/100/100 of 250/250/250" in rows[0]
     # weighted MRR: (50 + 40 + 2 * 30) / 4 = 37.5
     assert rows[3].startswith("| RotatE | Single | weighted | 37.50 | – | – |")
-    assert "round 15 of 20" in rows[4]
+    # unweighted mean: (50 + 40 + 30) / 3 = 40; Table 4's Single RotatE MRR
+    # (49.61 + 31.87 + 30.34) / 3 = 37.27
+    assert rows[4].startswith(
+        "| RotatE | Single | mean of clients | 40.00 | 37.27 | +2.73 | 20.00 |"
+    )
+    assert "round 15 of 20" in rows[5]
     g = gain.splitlines()[2:]
     # 0.55 / 0.50 - 1 = +10.0 %, Table 4: 0.5312 / 0.4961 - 1 = +7.1 %
     assert g[0] == "| NELL-995-Fed3 | RotatE | 1 | 50.00 | 55.00 | +10.0 | +7.1 | yes |"
