@@ -20,7 +20,7 @@
 # it runs, so a second copy of the script waits instead of writing the same
 # checkpoints.
 #
-#   THREADS=1 PYTHON=.venv/bin/python nohup sh benchmarks/fede_claims.sh \
+#   THREADS=2 PYTHON=.venv/bin/python nohup sh benchmarks/fede_claims.sh \
 #       > runs/fede_claims.log 2>&1 &
 #   python benchmarks/series_status.py runs/fede/*-*    # epochs/rounds, valid MRR
 #   python examples/fede_results_table.py --results runs/fede --finished-runs
