@@ -21,8 +21,6 @@ Every validation is checkpointed under ``--work`` (default
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -182,10 +180,9 @@ def main(argv: list[str] | None = None) -> int:
         line = f"epoch {h['epoch']}: valid MRR {100 * h['mrr']:.2f}"
         print(line + ("" if ref is None else f" (series {100 * ref:.2f})"))
     if a.out is not None:
-        a.out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = a.out.with_suffix(a.out.suffix + ".tmp")
-        tmp.write_text(json.dumps(out, indent=1) + "\n")
-        os.replace(tmp, a.out)
+        from fedgraph.data.io import atomic_write_json
+
+        atomic_write_json(a.out, out)
     return 0
 
 

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -337,10 +336,9 @@ def main(argv: list[str] | None = None) -> int:
             + f"; mean of clients {span(d['mean'])}"
         )
     if a.out is not None:
-        a.out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = a.out.with_suffix(a.out.suffix + ".tmp")
-        tmp.write_text(json.dumps(out, indent=1) + "\n")
-        os.replace(tmp, a.out)
+        from fedgraph.data.io import atomic_write_json
+
+        atomic_write_json(a.out, out)
     return 0
 
 
