@@ -986,6 +986,16 @@ def test_a_cuda_node_without_cuda_stops_the_run_with_the_reason(partition, tmp_p
         run_server(LocalGrid(client_app, nodes, cfg), cfg)
 
 
+def _assert_close_to_simulation(out, res) -> None:
+    # GPU kernels round differently: the same traffic, MRRs within 2e-3
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["comm"] == res.comm
+    assert doc["weighted"]["mrr"] == pytest.approx(res.test["mrr"], abs=2e-3)
+    valid = [h["valid"]["mrr"] for h in doc["history"] if "valid" in h]
+    sim = [h["valid"]["mrr"] for h in res.history if "valid" in h]
+    assert valid == pytest.approx(sim, abs=2e-3)
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize("algorithm", ["fede", "fedlu", "feds"])
 def test_flower_nodes_on_a_gpu_equal_the_cpu_simulation(partition, tmp_path, algorithm):
@@ -996,12 +1006,7 @@ def test_flower_nodes_on_a_gpu_equal_the_cpu_simulation(partition, tmp_path, alg
         {"partition-id": i, "device": "cpu" if i == 1 else "cuda"} for i in range(3)
     ]
     run_server(LocalGrid(client_app, nodes, cfg), cfg)
-    doc = json.loads((tmp_path / "out" / "results.json").read_text())
-    assert doc["comm"] == res.comm
-    assert doc["weighted"]["mrr"] == pytest.approx(res.test["mrr"], abs=2e-3)
-    valid = [h["valid"]["mrr"] for h in doc["history"] if "valid" in h]
-    sim = [h["valid"]["mrr"] for h in res.history if "valid" in h]
-    assert valid == pytest.approx(sim, abs=2e-3)
+    _assert_close_to_simulation(tmp_path / "out", res)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
@@ -1012,9 +1017,4 @@ def test_flower_nodes_drawing_on_a_gpu_equal_the_gpu_simulation(partition, tmp_p
     cfg = run_config(partition, "fede", tmp_path / "out", **{"sample-on": "device"})
     nodes = [{"partition-id": i, "device": "cuda"} for i in range(3)]
     run_server(LocalGrid(client_app, nodes, cfg), cfg)
-    doc = json.loads((tmp_path / "out" / "results.json").read_text())
-    assert doc["comm"] == res.comm
-    assert doc["weighted"]["mrr"] == pytest.approx(res.test["mrr"], abs=2e-3)
-    valid = [h["valid"]["mrr"] for h in doc["history"] if "valid" in h]
-    sim = [h["valid"]["mrr"] for h in res.history if "valid" in h]
-    assert valid == pytest.approx(sim, abs=2e-3)
+    _assert_close_to_simulation(tmp_path / "out", res)
