@@ -57,9 +57,8 @@ def train_client(
     r"""Client ``client`` of the Single run, ``variant`` applied, trained for
     ``epochs`` epochs; its validation history and seconds per epoch."""
     from fedgraph.eval.protocol import resolve_protocol
-    from fedgraph.models.kge import resolve_model
+    from fedgraph.runtime.baselines import build_trainer
     from fedgraph.runtime.trained import load_kge_federation
-    from fedgraph.training.kge_trainer import KGETrainer
 
     s = {**SETTINGS, **VARIANTS[variant]}
     fed = load_kge_federation(data)
@@ -68,17 +67,13 @@ def train_client(
         raise ValueError(
             f"`--client` {client} is not a client of {data} (0..{len(shards) - 1})"
         )
-    graph = shards[client].graph
-    protocol = resolve_protocol(s["protocol"])
-    # as fedgraph.runtime.baselines builds client i: model seeded seed + i
-    torch.manual_seed(s["seed"] + client)
-    model = resolve_model(
-        s["model"], graph.num_entities, graph.num_relations, s["dim"], gamma=s["gamma"]
-    )
     work.mkdir(parents=True, exist_ok=True)
-    tr = KGETrainer(
-        model,
-        graph,
+    # built as fedgraph.runtime.baselines builds client `client` of the run
+    tr = build_trainer(
+        shards[client].graph,
+        client,
+        (s["model"], s["dim"], s["gamma"]),
+        resolve_protocol(s["protocol"]),
         loss=s["loss"],
         lr=s["lr"],
         batch_size=s["batch_size"],
@@ -88,8 +83,6 @@ def train_client(
         eval_every=eval_every,
         patience=10**6,
         max_epochs=epochs,
-        exclude=protocol.excluded_ids(graph),
-        directions=protocol.directions,
         modes=s["modes"],
         seed=s["seed"],
         checkpoint=work / f"client{client}-{variant}.pt",
@@ -97,13 +90,18 @@ def train_client(
     info = tr.fit()
     return {
         "settings": {k: (list(v) if isinstance(v, tuple) else v) for k, v in s.items()},
-        "valid": [
-            {"epoch": h["epoch"], "mrr": h["valid"]["mrr"], "loss": h["loss"]}
-            for h in info["history"]
-            if "valid" in h
-        ],
+        "valid": _curve(info["history"]),
         "seconds_per_epoch": tr.train_seconds / max(1, info["epochs"]),
     }
+
+
+def _curve(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    r"""``{"epoch", "mrr", "loss"}`` of each validation in a trainer history."""
+    return [
+        {"epoch": h["epoch"], "mrr": h["valid"]["mrr"], "loss": h["loss"]}
+        for h in history
+        if "valid" in h
+    ]
 
 
 def series_curve(run: Path, client: int) -> list[dict[str, Any]]:
@@ -111,11 +109,7 @@ def series_curve(run: Path, client: int) -> list[dict[str, Any]]:
     from fedgraph.data.checkpoint import load_checkpoint
 
     state = load_checkpoint(run / f"trainer{client}.pt", keys=("history",))
-    return [
-        {"epoch": h["epoch"], "mrr": h["valid"]["mrr"], "loss": h["loss"]}
-        for h in state["history"]
-        if "valid" in h
-    ]
+    return _curve(state["history"])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -163,6 +163,32 @@ def run_baseline(
     return {"weighted": weighted, "clients": clients, "path": str(path)}
 
 
+def build_trainer(
+    graph: KnowledgeGraph,
+    index: int,
+    spec: tuple[str, int, float],
+    protocol: EvalProtocol,
+    **trainer_kwargs: Any,
+) -> KGETrainer:
+    r"""The :class:`KGETrainer` of graph ``index`` of a baseline run (client
+    ``index`` for Independent): its model (``spec``: name, width, margin)
+    initialised from seed ``trainer_kwargs["seed"] + index``, evaluated under
+    ``protocol``; ``trainer_kwargs`` (checkpoint, loss, ...) go to the
+    trainer."""
+    model, hidden_channels, gamma = spec
+    torch.manual_seed(trainer_kwargs.get("seed", 0) + index)
+    m = resolve_model(
+        model, graph.num_entities, graph.num_relations, hidden_channels, gamma=gamma
+    )
+    return KGETrainer(
+        m,
+        graph,
+        exclude=protocol.excluded_ids(graph),
+        directions=protocol.directions,
+        **trainer_kwargs,
+    )
+
+
 def _train_each(
     graphs: Sequence[KnowledgeGraph],
     setting: str,
@@ -176,19 +202,14 @@ def _train_each(
     under ``out/trainer{i}.pt``, evaluated under ``protocol`` (``spec``:
     model name, width and margin). Returns the
     trainers, each one's history, epochs and seconds per epoch."""
-    model, hidden_channels, gamma = spec
     trained: list[KGETrainer] = []
     history, epochs, secs = [], [], []
     for i, graph in enumerate(graphs):
-        torch.manual_seed(trainer_kwargs.get("seed", 0) + i)
-        m = resolve_model(
-            model, graph.num_entities, graph.num_relations, hidden_channels, gamma=gamma
-        )
-        tr = KGETrainer(
-            m,
+        tr = build_trainer(
             graph,
-            exclude=protocol.excluded_ids(graph),
-            directions=protocol.directions,
+            i,
+            spec,
+            protocol,
             checkpoint=out / f"trainer{i}.pt",
             log=f"{setting}{i}" if log else None,
             **trainer_kwargs,
@@ -345,7 +366,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["run_baseline", "main"]
+__all__ = ["run_baseline", "build_trainer", "main"]
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
