@@ -166,7 +166,6 @@ def client_report(
     p_fede = mix / mix.sum()
     p_ours = count.double() / count.sum()
     missing = [c for c in range(n_cells) if p_fede[c] > 0 and not count[c]]
-    measured = sum(float(p_ours[c]) * mrr[c] for c in range(n_cells) if count[c])
     reweighted = sum(
         float(p_fede[c]) * mrr[c] for c in range(n_cells) if count[c] and p_fede[c] > 0
     ) / float(sum(p_fede[c] for c in range(n_cells) if count[c]))
@@ -175,7 +174,7 @@ def client_report(
         "test_triples": int(len(test)),
         # global relation id -> [test triples, sum of reciprocal ranks]
         "relations": {str(r): v for r, v in sorted(per_relation.items())},
-        "mrr": measured,
+        "mrr": float(rr.mean()),
         "mrr_fede_mix": reweighted,
         "share_degree_1_ours": float(sum(p_ours[c] for c in low)),
         "share_degree_1_fede_rule": float(sum(p_fede[c] for c in low)),
