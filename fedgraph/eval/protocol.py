@@ -13,20 +13,30 @@ comparable under their own protocol:
      - candidates
      - filter
      - model scored (federated)
+     - centralized validation
    * - ``fedlu`` (default)
      - head and tail
      - the client's entities
      - the client's train + valid + test
      - the client's own entity table
+     - pooled
    * - ``fede``
      - tail only
      - the client's training entities
      - the client's train + valid + test
      - the server's aggregated entity rows
+     - per client
 
 Both weight clients by their number of test triples (with one direction,
 queries = test triples) and resolve ties with the realistic rank (FedE's
 and FedLU's code rank ties in arbitrary ``argsort`` order).
+
+*Centralized validation* is how the Centralized baseline (FedE's *Entire*)
+picks its best epoch: ``"pooled"`` ranks the union's validation triples among
+all the union's entities (FedLU's ``global.py``); ``"per-client"`` ranks each
+client's validation triples as its test triples are ranked (the client's
+candidates and filter) and pools the ranks (FedE's ``evaluate_multi``). The
+test pass is per client under both.
 """
 
 from __future__ import annotations
@@ -59,6 +69,8 @@ class EvalProtocol:
             ``"global"`` (the server's aggregated rows), for federated runs.
         weighting (str): how client metrics are combined.
         ties (str): how tied scores are ranked.
+        centralized_validation (str): ``"pooled"`` or ``"per-client"``: the
+            validation of the Centralized baseline (see above).
         reference (str): where the protocol comes from.
     """
 
@@ -69,6 +81,7 @@ class EvalProtocol:
     model_scored: str = "local"
     weighting: str = "test triples (pooled queries)"
     ties: str = "realistic rank"
+    centralized_validation: str = "pooled"
     reference: str = ""
 
     def __post_init__(self) -> None:
@@ -79,6 +92,11 @@ class EvalProtocol:
         if self.model_scored not in ("local", "global"):
             raise ValueError(
                 f"`model_scored` must be 'local' or 'global' (got {self.model_scored!r})"
+            )
+        if self.centralized_validation not in ("pooled", "per-client"):
+            raise ValueError(
+                "`centralized_validation` must be 'pooled' or 'per-client' "
+                f"(got {self.centralized_validation!r})"
             )
 
     def excluded_ids(self, graph: KnowledgeGraph) -> Tensor | None:
@@ -123,6 +141,7 @@ protocols: dict[str, EvalProtocol] = {
         directions=("tail",),
         candidates="train-entities",
         model_scored="global",
+        centralized_validation="per-client",
         reference="FedE (Chen et al., IJCKG 2021) and its code",
     ),
 }

@@ -123,14 +123,17 @@ def run_baseline(
     t_start = time.perf_counter()
     graphs = _graphs(fkg, setting)
     spec = (model, hidden_channels, gamma)
+    ranking = _ClientRanking(fkg, protocol) if setting == "centralized" else None
+    if ranking is not None and protocol.centralized_validation == "per-client":
+        trainer_kwargs = {**trainer_kwargs, "validate": ranking.pooled_valid}
     trained, history, epochs, secs = _train_each(
         graphs, setting, spec, out, protocol, log, trainer_kwargs
     )
     n_test = [s.graph.num_triples("test") for s in fkg]
-    if setting == "independent":
+    if ranking is None:
         states = [tr.evaluate("test") for tr in trained]
     else:
-        states = _rank_centralized(trained[0], fkg, protocol)
+        states = ranking(trained[0], "test")
     from fedgraph.eval.results import summarize, write_results
 
     weighted, clients = summarize(states, n_test)
@@ -222,35 +225,48 @@ def _train_each(
     return trained, history, epochs, secs
 
 
-def _rank_centralized(
-    tr: KGETrainer, fkg: Any, protocol: EvalProtocol
-) -> list[LinkPredState]:
-    r"""The centralized model ranks each client's test triples among that
-    client's candidates under ``protocol``, with the client's triples as
-    filter (global ids)."""
-    states: list[LinkPredState] = []
-    for shard in fkg:
-        g = shard.graph
-        glob = lambda t, s=shard: torch.stack(  # noqa: E731
-            [s.entity_ids[t[:, 0]], s.relation_ids[t[:, 1]], s.entity_ids[t[:, 2]]],
-            1,
-        )
-        flt = TripleFilter(
-            glob(g.all_triples(("train", "valid", "test"))),
-            fkg.num_entities,
-            fkg.num_relations,
-        )
-        states.append(
+class _ClientRanking:
+    r"""Ranks a model over the union (global ids) on each client's triples of
+    a split, among that client's candidates under ``protocol``, with the
+    client's triples as filter: the Centralized baseline's test pass, and its
+    validation under a ``"per-client"`` protocol. The filters are built once."""
+
+    def __init__(self, fkg: Any, protocol: EvalProtocol) -> None:
+        self.clients = []
+        for shard in fkg:
+            g = shard.graph
+            glob = lambda t, s=shard: torch.stack(  # noqa: E731
+                [s.entity_ids[t[:, 0]], s.relation_ids[t[:, 1]], s.entity_ids[t[:, 2]]],
+                1,
+            )
+            flt = TripleFilter(
+                glob(g.all_triples(("train", "valid", "test"))),
+                fkg.num_entities,
+                fkg.num_relations,
+            )
+            splits = {k: glob(g.triples(k)) for k in ("valid", "test")}
+            self.clients.append(
+                (splits, flt, shard.entity_ids, _client_excluded(shard, protocol))
+            )
+
+    def __call__(self, tr: KGETrainer, split: str = "test") -> list[LinkPredState]:
+        r"""One state per client: ``tr``'s model ranking the client's ``split``."""
+        return [
             rank_triples(
                 tr.model,
-                glob(g.triples("test")),
+                splits[split],
                 filter=flt,
-                candidates=shard.entity_ids,
+                candidates=cand,
                 directions=tr.directions,
-                exclude=_client_excluded(shard, protocol),
+                exclude=excl,
             )
-        )
-    return states
+            for splits, flt, cand, excl in self.clients
+        ]
+
+    def pooled_valid(self, tr: KGETrainer) -> LinkPredState:
+        r"""The clients' validation ranks pooled (FedE's ``evaluate_multi``):
+        the state :class:`KGETrainer` early-stops on."""
+        return LinkPredState.merged(self(tr, "valid"))
 
 
 def _trainer_settings(

@@ -213,6 +213,11 @@ class KGETrainer:
             and negatives are drawn (:mod:`fedgraph.training.sample_on`;
             ``"device"``: from a generator on ``device`` seeded from ``seed``,
             its state saved in the checkpoint). (default: ``"host"``)
+        validate (callable, optional): ``validate(trainer)`` returns the
+            :class:`LinkPredState` whose MRR early stopping reads (the
+            Centralized baseline under FedE's protocol ranks each client's
+            validation triples among that client's candidates). (default:
+            :meth:`evaluate` of ``"valid"``)
     """
 
     def __init__(
@@ -241,6 +246,7 @@ class KGETrainer:
         shuffle: bool = True,
         device: torch.device | str = "cpu",
         sample_on: str = "host",
+        validate: Callable[[KGETrainer], LinkPredState] | None = None,
     ) -> None:
         if eval_every <= 0 or patience <= 0 or max_epochs <= 0:
             raise ValueError(
@@ -254,7 +260,7 @@ class KGETrainer:
         self.patience, self.max_epochs = int(patience), int(max_epochs)
         self.candidates, self.directions = candidates, tuple(directions)
         self.filter_splits, self.modes = tuple(filter_splits), tuple(modes)
-        self.exclude = exclude
+        self.exclude, self.validate = exclude, validate
         self.seed, self.progress, self.log = int(seed), bool(progress), log
         self.shuffle = bool(shuffle)
         self.checkpoint = Path(checkpoint) if checkpoint is not None else None
@@ -380,7 +386,10 @@ class KGETrainer:
             self.train_seconds += time.perf_counter() - t0
             self.epoch += n_ep
             t1 = time.perf_counter()
-            metrics = self.evaluate("valid").compute()
+            state = (
+                self.evaluate("valid") if self.validate is None else self.validate(self)
+            )
+            metrics = state.compute()
             entry = {
                 "epoch": self.epoch,
                 "loss": mean_loss,

@@ -198,6 +198,77 @@ def test_independent_and_centralized_baselines(tmp_path):
     assert doc["weighted"]["n_queries"] == 2 * sum(n_test)
 
 
+@pytest.mark.parametrize("protocol", ["fede", "fedlu"])
+def test_centralized_validation_follows_the_protocol(tmp_path, protocol):
+    # FedE's Entire validates each client's triples among that client's
+    # training entities and pools the ranks; FedLU's Centralized validates the
+    # union's triples among all its entities. Checked against each client's
+    # local graph scored by its rows of the best centralized model.
+    from fedgraph.data import load_federated_folder
+    from fedgraph.data.checkpoint import load_checkpoint
+    from fedgraph.eval.metrics import LinkPredState
+    from fedgraph.eval.protocol import protocols
+    from fedgraph.eval.ranking import TripleFilter, rank_triples
+
+    _write_folder(tmp_path / "data")
+    res = run_baseline(
+        tmp_path / "data", setting="centralized", out=tmp_path / "c",
+        protocol=protocol, hidden_channels=8, gamma=2.0, lr=0.05,
+        batch_size=64, num_negatives=8, eval_every=1, patience=3, max_epochs=4,
+    )  # fmt: skip
+    doc = read_results(res["path"])
+    p = protocols[protocol]
+    assert doc["settings"]["protocol"]["centralized_validation"] == (
+        "per-client" if protocol == "fede" else "pooled"
+    )
+    best = load_checkpoint(tmp_path / "c" / "trainer0.pt")
+    recorded = next(
+        h["valid"] for h in doc["history"][0] if h["epoch"] == best["best_epoch"]
+    )
+    fkg = load_federated_folder(tmp_path / "data")
+    states = []
+    for shard in fkg:
+        g = shard.graph
+        local = TransE(g.num_entities, g.num_relations, 8, gamma=2.0)
+        local.entity_embedding.weight.data = best["best_state"][
+            "entity_embedding.weight"
+        ][shard.entity_ids]
+        local.relation_embedding.weight.data = best["best_state"][
+            "relation_embedding.weight"
+        ][shard.relation_ids]
+        states.append(
+            rank_triples(
+                local,
+                g.triples("valid"),
+                filter=TripleFilter(g.all_triples(), g.num_entities, g.num_relations),
+                directions=p.directions,
+                exclude=p.excluded_ids(g),
+            )
+        )
+    per_client = LinkPredState.merged(states).compute()
+    n_valid = sum(s.graph.num_triples("valid") for s in fkg)
+    if protocol == "fede":
+        assert recorded["n_queries"] == n_valid  # tails only
+        assert recorded["mrr"] == pytest.approx(per_client["mrr"], abs=1e-12)
+    else:  # heads and tails of the union's (distinct) triples
+        union = torch.cat(
+            [
+                torch.stack(
+                    [
+                        s.entity_ids[t[:, 0]],
+                        s.relation_ids[t[:, 1]],
+                        s.entity_ids[t[:, 2]],
+                    ],
+                    1,
+                )
+                for s in fkg
+                for t in [s.graph.triples("valid")]
+            ]
+        )
+        assert recorded["n_queries"] == 2 * len(torch.unique(union, dim=0))
+        assert recorded["mrr"] != pytest.approx(per_client["mrr"], abs=1e-6)
+
+
 def test_baselines_cli_records_a_rerunnable_command(tmp_path):
     # a data path with a space: the recorded command must quote it, so that
     # pasting it into a shell reruns the same baseline
