@@ -846,6 +846,29 @@ def test_a_resumed_run_without_saved_client_state_names_the_folder(partition, tm
         run_server(LocalGrid(client_app, elsewhere, cfg), cfg)
 
 
+def test_a_fresh_run_does_not_overwrite_an_interrupted_runs_checkpoint(
+    partition, tmp_path
+):
+    cfg = run_config(
+        partition,
+        "fede",
+        tmp_path / "out",
+        **{"checkpoint-dir": str(tmp_path / "ckpt"), "run-name": "toy"},
+    )
+    run_server(LocalGrid(client_app, _nodes(tmp_path), cfg), cfg, stop_after=1)
+    last = tmp_path / "ckpt" / "last.pt"
+    before = last.read_bytes()
+    with pytest.raises(
+        ValueError, match=r"`checkpoint-dir`: .*last\.pt.*resume = true"
+    ):
+        run_server(LocalGrid(client_app, _nodes(tmp_path), cfg), cfg)
+    assert last.read_bytes() == before
+    # resuming it is allowed
+    cfg["resume"] = True
+    run_server(LocalGrid(client_app, _nodes(tmp_path), cfg), cfg, stop_after=2)
+    assert last.read_bytes() != before
+
+
 def test_checkpointing_needs_a_state_dir_on_every_node(partition, tmp_path):
     cfg = run_config(
         partition,

@@ -250,8 +250,9 @@ class FlowerRunSettings:
             (default: ``""``)
         resume (bool): continue from ``checkpoint_dir/last.pt`` (a new
             Flower run with the same run config; the clients restore their
-            saved state). Without ``last.pt`` the run starts afresh.
-            (default: :obj:`False`)
+            saved state). Without ``last.pt`` the run starts afresh; with
+            it, a run without ``resume`` is refused (it would overwrite the
+            interrupted run's checkpoint). (default: :obj:`False`)
         run_name (str): names the clients' state folders; required with
             ``checkpoint_dir``. (default: ``""``)
         min_available_nodes (int): before each round, wait (up to

@@ -160,8 +160,8 @@ def run_server(
         from fedgraph.runtime.flower.polling import shorten_pull_backoff
 
         shorten_pull_backoff(cfg.pull_backoff)
+    check_out(cfg)
     if cfg.out:
-        check_out(cfg)
         # a status left by an earlier run in `out` is no longer true
         write_status(cfg.out, "running")
     try:
@@ -174,20 +174,32 @@ def run_server(
 
 
 def check_out(cfg: Any) -> None:
-    r"""Refuses to start a run whose ``out`` holds a finished run's
-    ``results.json`` (it would be replaced), unless the run resumes from a
-    server checkpoint (``resume = true`` with ``checkpoint-dir/last.pt``),
-    which ends with the same results; raises :class:`ValueError` naming the
-    file. Nothing is written before this check."""
-    results = Path(cfg.out) / "results.json"
-    if not results.exists():
-        return
-    ckpt = getattr(cfg, "checkpoint_dir", "")
-    if getattr(cfg, "resume", False) and ckpt:
-        from fedgraph.runtime.simulation import LAST
+    r"""Refuses to start a run that would replace an earlier run's files;
+    raises :class:`ValueError` naming the file. Nothing is written before
+    this check.
 
-        if (Path(ckpt) / LAST).exists():
-            return
+    - ``checkpoint-dir/last.pt`` without ``resume = true``: a fresh run would
+      overwrite the checkpoints an interrupted run resumes from.
+    - ``out/results.json`` of a finished run, unless the run resumes from a
+      server checkpoint (``resume = true`` with ``checkpoint-dir/last.pt``),
+      which ends with the same results.
+    """
+    from fedgraph.runtime.simulation import LAST
+
+    ckpt = getattr(cfg, "checkpoint_dir", "")
+    resume = bool(getattr(cfg, "resume", False))
+    last = Path(ckpt) / LAST if ckpt else None
+    if last is not None and last.exists() and not resume:
+        raise ValueError(
+            f"Run-config key `checkpoint-dir`: {last} holds an earlier run's "
+            "checkpoint; set `resume = true` to continue that run, or pick "
+            "another `checkpoint-dir`"
+        )
+    if not cfg.out:
+        return
+    results = Path(cfg.out) / "results.json"
+    if not results.exists() or (resume and last is not None and last.exists()):
+        return
     raise ValueError(
         f"Run-config key `out`: {results} holds an earlier run's results; pick "
         "another `out` or move that file away (a run resumed from its checkpoint "
