@@ -147,11 +147,7 @@ def run_baseline(
         **dict(hidden_channels=hidden_channels, gamma=gamma),
         **_trainer_settings(trained[0], protocol, setting),
         "command": command,
-        # a resumed run spans several calls: the sums over its checkpointed
-        # history, and this call's own wall time
-        "wall_seconds_this_call": time.perf_counter() - t_start,
-        "train_seconds": sum(tr.train_seconds for tr in trained),
-        "eval_seconds": sum(e["eval_seconds"] for h in history for e in h),
+        **_seconds(trained, history, t_start),
     }
     path = Path(results) if results is not None else out / "results.json"
     write_results(
@@ -267,6 +263,18 @@ class _ClientRanking:
         r"""The clients' validation ranks pooled (FedE's ``evaluate_multi``):
         the state :class:`KGETrainer` early-stops on."""
         return LinkPredState.merged(self(tr, "valid"))
+
+
+def _seconds(
+    trained: Sequence[KGETrainer], history: Sequence[Any], t_start: float
+) -> dict[str, float]:
+    r"""A resumed run spans several calls: the sums over its checkpointed
+    history, and this call's own wall time."""
+    return {
+        "wall_seconds_this_call": time.perf_counter() - t_start,
+        "train_seconds": sum(tr.train_seconds for tr in trained),
+        "eval_seconds": sum(e["eval_seconds"] for h in history for e in h),
+    }
 
 
 def _trainer_settings(

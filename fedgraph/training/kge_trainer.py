@@ -161,6 +161,14 @@ def train_steps(
     return total, steps
 
 
+def _check_schedule(eval_every: int, patience: int, max_epochs: int) -> None:
+    if eval_every <= 0 or patience <= 0 or max_epochs <= 0:
+        raise ValueError(
+            "`eval_every`, `patience` and `max_epochs` must be positive "
+            f"(got {eval_every}, {patience}, {max_epochs})"
+        )
+
+
 class KGETrainer:
     r"""Trains and evaluates one KGE model on one :class:`KnowledgeGraph`.
 
@@ -248,11 +256,7 @@ class KGETrainer:
         sample_on: str = "host",
         validate: Callable[[KGETrainer], LinkPredState] | None = None,
     ) -> None:
-        if eval_every <= 0 or patience <= 0 or max_epochs <= 0:
-            raise ValueError(
-                "`eval_every`, `patience` and `max_epochs` must be positive "
-                f"(got {eval_every}, {patience}, {max_epochs})"
-            )
+        _check_schedule(eval_every, patience, max_epochs)
         self.device = torch.device(device)
         self.model, self.graph = model.to(self.device), graph
         self.loss = resolve_loss(loss) if isinstance(loss, str) else loss
