@@ -15,9 +15,59 @@ from torch import Tensor
 
 from fedgraph.eval.metrics import LinkPredState
 from fedgraph.models.fusion import ScoreFusion
-from fedgraph.models.kge import MODES, KGEModel
+from fedgraph.models.kge import MODES, TAIL_BATCH, KGEModel
 from fedgraph.models.losses import MarginRankingLoss
 from fedgraph.models.sampling import NegativeSampler
+
+#: the most bytes :func:`fit_fusion` spends on score tables (above: scores
+#: each batch's negatives through the two models instead).
+SCORE_TABLE_BYTES = 4 << 30
+
+
+def _score_tables(
+    fusion: ScoreFusion, triples: Tensor, modes: Sequence[str], chunk: int = 1024
+) -> dict[str, Tensor] | None:
+    r"""``{mode: [n, E, 2]}``: both frozen models' scores of every corruption
+    of every triple (tail mode: ``(h, r, e)``; head mode: ``(e, r, t)``), or
+    :obj:`None` when they would exceed :data:`SCORE_TABLE_BYTES`. The layer
+    being all that trains, a step then only gathers its scores."""
+    n, e = triples.size(0), fusion.num_entities
+    if n * e * 2 * 4 * len(modes) > SCORE_TABLE_BYTES:
+        return None
+    tables = {}
+    with torch.no_grad():
+        for mode in modes:
+            parts = []
+            for rows in triples.split(chunk):
+                h, r, t = rows.unbind(1)
+                pair = [
+                    m.score_t(h, r) if mode == TAIL_BATCH else m.score_h(r, t)
+                    for m in (fusion.single, fusion.federated)
+                ]
+                parts.append(torch.stack(pair, -1))
+            tables[mode] = torch.cat(parts)
+    return tables
+
+
+def _step_scores(
+    fusion: ScoreFusion,
+    tables: dict[str, Tensor] | None,
+    rows: Tensor,
+    batch: Tensor,
+    neg: Tensor,
+    mode: str,
+) -> tuple[Tensor, Tensor]:
+    r"""The fused ``[B]`` positive and ``[B, K]`` negative scores of a step,
+    gathered from ``tables`` (rows ``rows`` of the fitted triples) or scored
+    through the two models."""
+    if tables is None:
+        pos = fusion.score_hrt(batch[:, 0], batch[:, 1], batch[:, 2])
+        return pos, fusion.score_negatives(batch, neg, mode)
+    table = tables[mode][rows]
+    target = batch[:, 2] if mode == TAIL_BATCH else batch[:, 0]
+    ar = torch.arange(rows.numel(), device=rows.device)
+    pos = fusion.linear(table[ar, target]).squeeze(-1)
+    return pos, fusion.linear(table[ar[:, None], neg]).squeeze(-1)
 
 
 def fit_fusion(
@@ -34,21 +84,30 @@ def fit_fusion(
 ) -> float:
     r"""Trains the fusion layer on ``triples`` with FedE's margin ranking loss
     (:math:`\beta` = ``margin``, FedE: 10) and uniform negatives; returns the
-    mean loss of the last epoch (``epochs=0``: no training, ``nan``)."""
+    mean loss of the last epoch (``epochs=0``: no training, ``nan``).
+
+    The two models are frozen, so their scores of every corruption of every
+    triple are computed once (up to :data:`SCORE_TABLE_BYTES`) and each step
+    gathers the sampled negatives' scores: the same negatives and losses as
+    scoring them through the models, up to float rounding, at a fraction of
+    the cost (RotatE, 13k entities, 512 × 256 negatives a step: seconds a
+    step through the models)."""
     generator = generator or torch.Generator().manual_seed(0)
     sampler = NegativeSampler(fusion.num_entities, num_negatives)
     loss_fn = MarginRankingLoss(margin)
     opt = torch.optim.Adam(fusion.linear.parameters(), lr=lr)
+    tables = _score_tables(fusion, triples, modes) if epochs > 0 else None
     last = float("nan")
     for _ in range(int(epochs)):
         total, steps = 0.0, 0
         perm = torch.randperm(triples.size(0), generator=generator)
         for start in range(0, triples.size(0), batch_size):
-            batch = triples[perm[start : start + batch_size]]
+            rows = perm[start : start + batch_size].to(triples.device)
+            batch = triples[rows]
             for mode in modes:
                 neg = sampler.sample(batch, mode, generator).to(batch.device)
-                pos = fusion.score_hrt(batch[:, 0], batch[:, 1], batch[:, 2])
-                value = loss_fn(pos, fusion.score_negatives(batch, neg, mode))
+                pos, negs = _step_scores(fusion, tables, rows, batch, neg, mode)
+                value = loss_fn(pos, negs)
                 opt.zero_grad(set_to_none=True)
                 value.backward()
                 opt.step()

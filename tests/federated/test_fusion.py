@@ -160,3 +160,41 @@ def test_zero_epochs_is_the_plain_sum_of_the_scores():
     torch.testing.assert_close(
         f.score_t(h, r), good.score_t(h, r) + noise.score_t(h, r)
     )
+
+
+@pytest.mark.parametrize("model", ["rotate", "transe"])
+def test_fit_fusion_score_tables_equal_scoring_through_the_models(model, monkeypatch):
+    # the precomputed score tables give the negatives, losses and fitted
+    # layer of scoring every step's negatives through the two frozen models
+    import fedgraph.training.fusion as fusion_mod
+    from fedgraph.models.kge import resolve_model
+
+    def fitted(table_bytes):
+        monkeypatch.setattr(fusion_mod, "SCORE_TABLE_BYTES", table_bytes)
+        torch.manual_seed(0)
+        a = resolve_model(model, 30, 4, 8, gamma=6.0)
+        b = resolve_model(model, 30, 4, 8, gamma=6.0)
+        g = torch.Generator().manual_seed(1)
+        triples = torch.stack(
+            [
+                torch.randint(0, 30, (50,), generator=g),
+                torch.randint(0, 4, (50,), generator=g),
+                torch.randint(0, 30, (50,), generator=g),
+            ],
+            1,
+        )
+        f = ScoreFusion(a, b)
+        assert (fusion_mod._score_tables(f, triples, ("tail-batch",)) is None) == (
+            table_bytes == 0
+        )
+        loss = fit_fusion(
+            f, triples, epochs=5, batch_size=16, num_negatives=7, lr=0.1, margin=3.0
+        )
+        return loss, torch.cat([f.linear.weight.view(-1), f.linear.bias]).detach()
+
+    default = fusion_mod.SCORE_TABLE_BYTES
+    direct = fitted(0)
+    tabled = fitted(default)
+    assert tabled[0] == pytest.approx(direct[0], rel=1e-5)
+    torch.testing.assert_close(tabled[1], direct[1], rtol=1e-5, atol=1e-6)
+    assert not torch.equal(direct[1], torch.tensor([1.0, 1.0, 0.0]))  # it trained
