@@ -49,22 +49,12 @@ def _load_federated(data: str | os.PathLike[str]) -> Any:
 
 def _centralized_graph(fkg: Any) -> KnowledgeGraph:
     r"""The union of the clients' splits in global ids (duplicates removed)."""
-    trip = {}
-    for split in ("train", "valid", "test"):
-        parts = []
-        for shard in fkg:
-            t = shard.graph.triples(split)
-            parts.append(
-                torch.stack(
-                    [
-                        shard.entity_ids[t[:, 0]],
-                        shard.relation_ids[t[:, 1]],
-                        shard.entity_ids[t[:, 2]],
-                    ],
-                    1,
-                )
-            )
-        trip[split] = torch.unique(torch.cat(parts), dim=0)
+    trip = {
+        split: torch.unique(
+            torch.cat([shard.global_triples(split) for shard in fkg]), dim=0
+        )
+        for split in ("train", "valid", "test")
+    }
     return KnowledgeGraph(trip, fkg.num_entities, fkg.num_relations, name="union")
 
 
@@ -230,17 +220,10 @@ class _ClientRanking:
     def __init__(self, fkg: Any, protocol: EvalProtocol) -> None:
         self.clients = []
         for shard in fkg:
-            g = shard.graph
-            glob = lambda t, s=shard: torch.stack(  # noqa: E731
-                [s.entity_ids[t[:, 0]], s.relation_ids[t[:, 1]], s.entity_ids[t[:, 2]]],
-                1,
-            )
+            splits = {k: shard.global_triples(k) for k in ("train", "valid", "test")}
             flt = TripleFilter(
-                glob(g.all_triples(("train", "valid", "test"))),
-                fkg.num_entities,
-                fkg.num_relations,
+                torch.cat(list(splits.values())), fkg.num_entities, fkg.num_relations
             )
-            splits = {k: glob(g.triples(k)) for k in ("valid", "test")}
             self.clients.append(
                 (splits, flt, shard.entity_ids, _client_excluded(shard, protocol))
             )
