@@ -63,11 +63,11 @@ def _step_scores(
     if tables is None:
         pos = fusion.score_hrt(batch[:, 0], batch[:, 1], batch[:, 2])
         return pos, fusion.score_negatives(batch, neg, mode)
-    table = tables[mode][rows]
+    # gathered straight from the table: no [B, E, 2] copy of the batch's rows
+    table = tables[mode]
     target = batch[:, 2] if mode == TAIL_BATCH else batch[:, 0]
-    ar = torch.arange(rows.numel(), device=rows.device)
-    pos = fusion.linear(table[ar, target]).squeeze(-1)
-    return pos, fusion.linear(table[ar[:, None], neg]).squeeze(-1)
+    pos = fusion.linear(table[rows, target]).squeeze(-1)
+    return pos, fusion.linear(table[rows[:, None], neg]).squeeze(-1)
 
 
 def fit_fusion(
