@@ -18,6 +18,7 @@ from fedgraph.models.fusion import ScoreFusion
 from fedgraph.models.kge import MODES, TAIL_BATCH, KGEModel
 from fedgraph.models.losses import MarginRankingLoss
 from fedgraph.models.sampling import NegativeSampler
+from fedgraph.progress import advance, describe
 
 #: the most bytes :func:`fit_fusion` spends on score tables (above: scores
 #: each batch's negatives through the two models instead).
@@ -45,6 +46,7 @@ def _score_tables(
                     for m in (fusion.single, fusion.federated)
                 ]
                 parts.append(torch.stack(pair, -1))
+                advance(rows.size(0))  # the open progress bar: queries scored
             tables[mode] = torch.cat(parts)
     return tables
 
@@ -112,6 +114,7 @@ def fit_fusion(
                 value.backward()
                 opt.step()
                 total, steps = total + float(value.detach()), steps + 1
+            advance()  # the open progress bar: one per batch, as in training
         last = total / max(1, steps)
     return last
 
@@ -195,6 +198,7 @@ def fuse_client(
         :data:`FUSION_MODELS` (mergeable across clients).
     """
     c = int(client.client_id)
+    describe(f"fuse client {c}")
     device = next(federated.parameters()).device
     single = single.to(device)
     fusion = ScoreFusion(single, federated).to(device)

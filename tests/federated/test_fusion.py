@@ -198,3 +198,19 @@ def test_fit_fusion_score_tables_equal_scoring_through_the_models(model, monkeyp
     assert tabled[0] == pytest.approx(direct[0], rel=1e-5)
     torch.testing.assert_close(tabled[1], direct[1], rtol=1e-5, atol=1e-6)
     assert not torch.equal(direct[1], torch.tensor([1.0, 1.0, 0.0]))  # it trained
+
+
+@pytest.mark.parametrize("table_bytes", [0, None])
+def test_fit_fusion_moves_the_progress_bar(table_bytes, monkeypatch):
+    # `fedgraph fuse`'s bar moves while a layer is fitted: one step per batch
+    # (as training) and, with score tables, one per query scored into them
+    import fedgraph.training.fusion as fusion_mod
+    from fedgraph.progress import progress_bar
+
+    if table_bytes is not None:
+        monkeypatch.setattr(fusion_mod, "SCORE_TABLE_BYTES", table_bytes)
+    good, noise, triples = _oracle_and_noise()  # 5 triples
+    with progress_bar("fuse") as bar:
+        fit_fusion(ScoreFusion(good, noise), triples, epochs=3, batch_size=2)
+        tabled = 2 * 5 if table_bytes is None else 0  # both modes, 5 queries each
+        assert bar.n == 3 * 3 + tabled  # 3 batches an epoch
