@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -64,13 +64,16 @@ def same_data(a: Any, b: Any) -> bool:
 
 
 def differing_settings(
-    recorded: Mapping[str, Any], given: Mapping[str, Any]
+    recorded: Mapping[str, Any],
+    given: Mapping[str, Any],
+    free: Collection[str] = FREE_KEYS,
 ) -> list[str]:
     r"""The keys (sorted) whose values differ between the ``recorded``
-    settings of a run and the ``given`` ones, ignoring :data:`FREE_KEYS` and
-    keys only one side has (settings added since the run was written)."""
+    settings of a run and the ``given`` ones, ignoring ``free`` (default:
+    :data:`FREE_KEYS`) and keys only one side has (settings added since the
+    run was written)."""
     out = []
-    for key in sorted(set(recorded) & set(given) - FREE_KEYS):
+    for key in sorted(set(recorded) & set(given) - set(free)):
         a, b = recorded[key], given[key]
         if key == "data":
             if not same_data(a, b):

@@ -85,7 +85,10 @@ def _load_models_state(
 
 
 def checkpoint_hooks(
-    ckpt: Path, strategy: Strategy, clients: Mapping[int, Client]
+    ckpt: Path,
+    strategy: Strategy,
+    clients: Mapping[int, Client],
+    record: Mapping[str, Any] | None = None,
 ) -> tuple[Callable[[LoopState, bool, list[int]], None], Callable[[], None]]:
     r"""The ``checkpoint`` hook (after every round: ``best.pt`` when the
     round is the new best or some clients keep their state of this round,
@@ -94,7 +97,9 @@ def checkpoint_hooks(
     at the best weighted round and each client's best-round state (the same
     round for all, unless the run selects per client). ``clients`` may be
     empty: the Flower server checkpoints the strategy and the loop while its
-    clients save their own states on their nodes."""
+    clients save their own states on their nodes. ``record``: the run's
+    settings, kept in ``last.pt`` as ``"settings"`` (the Flower server
+    compares a resumed run's with them)."""
 
     def save(state: LoopState, improved: bool, kept: list[int]) -> None:
         here = [c for c in kept if c in clients]
@@ -120,6 +125,8 @@ def checkpoint_hooks(
         }
         if state.client_best:  # per-client selection (older files lack the key)
             last["client_best"] = dict(state.client_best)
+        if record is not None:
+            last["settings"] = dict(record)
         save_checkpoint(last, ckpt / LAST)
 
     def load_best() -> None:

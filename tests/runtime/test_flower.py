@@ -23,6 +23,7 @@ from flwr.clientapp import ClientApp  # noqa: E402
 from flwr.common.serde import context_from_proto, context_to_proto  # noqa: E402
 
 from fedgraph.data import load_dataset  # noqa: E402
+from fedgraph.data.checkpoint import load_checkpoint  # noqa: E402
 from fedgraph.data.knowledge_graph import KnowledgeGraph  # noqa: E402
 from fedgraph.data.shard import FederatedKG, KGShard  # noqa: E402
 from fedgraph.federated import Payload  # noqa: E402
@@ -867,6 +868,33 @@ def test_a_fresh_run_does_not_overwrite_an_interrupted_runs_checkpoint(
     cfg["resume"] = True
     run_server(LocalGrid(client_app, _nodes(tmp_path), cfg), cfg, stop_after=2)
     assert last.read_bytes() != before
+
+
+def test_a_resumed_run_keeps_the_recorded_run_config(partition, tmp_path):
+    # last.pt records the run config; resuming with a value that changes the
+    # numbers is refused before anything is written, one that does not is not
+    cfg = run_config(
+        partition,
+        "fede",
+        tmp_path / "out",
+        **{"checkpoint-dir": str(tmp_path / "ckpt"), "run-name": "toy"},
+    )
+    run_server(LocalGrid(client_app, _nodes(tmp_path), cfg), cfg, stop_after=1)
+    last = tmp_path / "ckpt" / "last.pt"
+    before = last.read_bytes()
+    assert load_checkpoint(last)["settings"]["lr"] == cfg["lr"]
+    changed = {**cfg, "resume": True, "lr": cfg["lr"] * 2, "sample-on": "device"}
+    with pytest.raises(ValueError, match=r"`lr` .*`sample-on` 'host' -> 'device'"):
+        run_server(LocalGrid(client_app, _nodes(tmp_path), changed), changed)
+    assert last.read_bytes() == before
+    # the interrupted run's status is not replaced by the refusal
+    assert json.loads((tmp_path / "out" / "status.json").read_text()) == {
+        "status": "running",
+        "error": "",
+    }
+    free = {**cfg, "resume": True, "reply-timeout": 600.0, "compact-messages": True}
+    run_server(LocalGrid(client_app, _nodes(tmp_path), free), free, stop_after=1)
+    assert load_checkpoint(last)["round"] == 2
 
 
 def test_checkpointing_needs_a_state_dir_on_every_node(partition, tmp_path):

@@ -183,6 +183,10 @@ def check_out(cfg: Any) -> None:
     - ``out/results.json`` of a finished run, unless the run resumes from a
       server checkpoint (``resume = true`` with ``checkpoint-dir/last.pt``),
       which ends with the same results.
+    - ``resume = true`` with a run config that differs from the one
+      ``last.pt`` records in a key that changes the numbers (any key but
+      :data:`RESUME_FREE_KEYS`): the rounds already trained used the
+      recorded one.
     """
     from fedgraph.runtime.simulation import LAST
 
@@ -195,6 +199,8 @@ def check_out(cfg: Any) -> None:
             "checkpoint; set `resume = true` to continue that run, or pick "
             "another `checkpoint-dir`"
         )
+    if last is not None and last.exists():
+        check_resumed_settings(cfg, last)
     if not cfg.out:
         return
     results = Path(cfg.out) / "results.json"
@@ -205,6 +211,55 @@ def check_out(cfg: Any) -> None:
         "another `out` or move that file away (a run resumed from its checkpoint "
         "with `resume = true` may write into its own `out`)"
     )
+
+
+#: run-config settings a resumed run may change: how it runs, waits, reports
+#: and how far it goes, not what it computes (with ``run_record.FREE_KEYS``).
+RESUME_FREE_KEYS = frozenset(
+    {
+        "out",
+        "checkpoint_dir",
+        "resume",
+        "num_rounds",
+        "test",
+        "fusion",
+        "reply_timeout",
+        "connect_timeout",
+        "min_available_nodes",
+        "min_fit_nodes",
+        "accept_failures",
+        "wait_for_failed",
+        "pull_backoff",
+        "compact_messages",
+    }
+)
+
+
+def check_resumed_settings(cfg: Any, last: Path) -> None:
+    r"""Refuses ``resume = true`` when the run config differs from the one
+    ``last`` records (:func:`~fedgraph.runtime.run_record.differing_settings`
+    outside :data:`RESUME_FREE_KEYS`); a ``last.pt`` that records none is
+    not checked. Raises :class:`ValueError` naming each differing key with
+    its recorded and its given value."""
+    from fedgraph.data.checkpoint import load_checkpoint
+    from fedgraph.runtime.run_record import FREE_KEYS, differing_settings
+    from fedgraph.runtime.simulation import RESUME_HINT
+
+    hint = RESUME_HINT.format(last.parent)
+    recorded = load_checkpoint(last, hint=hint).get("settings")
+    if not isinstance(recorded, dict):
+        return
+    given = cfg.to_dict()
+    diff = differing_settings(recorded, given, FREE_KEYS | RESUME_FREE_KEYS)
+    if diff:
+        shown = ", ".join(
+            f"`{k.replace('_', '-')}` {recorded[k]!r} -> {given[k]!r}" for k in diff
+        )
+        raise ValueError(
+            f"Run-config key `resume`: {last} was trained with another run "
+            f"config ({shown}); resume with the recorded values or start a new "
+            "run in another `checkpoint-dir`"
+        )
 
 
 def write_status(out: str | os.PathLike[str], status: str, error: str = "") -> Path:
@@ -235,7 +290,7 @@ def _run(
     strategy, _ = build_strategy(cfg, aligned)
     hooks: dict[str, Any] = {}
     if ckpt_dir:
-        hooks = _checkpointing(Path(ckpt_dir), strategy, transport, cfg.resume)
+        hooks = _checkpointing(Path(ckpt_dir), strategy, transport, cfg)
     settings = LoopSettings(
         **cfg.loop_kwargs(), progress=progress, stop_after=stop_after
     )
@@ -338,16 +393,18 @@ def write_fusion(out: str | os.PathLike[str], cfg: Any, fused: dict[str, Any]) -
 
 
 def _checkpointing(
-    ckpt: Path, strategy: Strategy, transport: GridTransport, resume: bool
+    ckpt: Path, strategy: Strategy, transport: GridTransport, cfg: Any
 ) -> dict[str, Any]:
     r"""The ``checkpoint``/``load_best``/``start`` arguments of
     :func:`run_federation` for a checkpointed Flower run. The clients keep
     their own states (the server never holds them): a new best round is
     announced to them (``best-round``) as without checkpoints, and the test
-    pass asks them for their best-round state."""
+    pass asks them for their best-round state. ``last.pt`` records the run
+    config (:func:`check_resumed_settings`)."""
     from fedgraph.runtime.simulation import LAST, checkpoint_hooks, resume_loop_state
 
-    save, load_best = checkpoint_hooks(ckpt, strategy, {})
+    resume = bool(cfg.resume)
+    save, load_best = checkpoint_hooks(ckpt, strategy, {}, record=cfg.to_dict())
 
     def checkpoint(state: Any, improved: bool, kept: list[int]) -> None:
         if kept:
