@@ -191,3 +191,102 @@ def test_candidate_blocks_are_near_equal_and_exact(monkeypatch):
     weight = torch.randn(37, 23)
     got = _value_and_grads(modulus_distance, q, x, weight)
     _assert_all_close(got, _value_and_grads(_reference, q, x, weight))
+
+
+def _gathered_reference(q, table, index):
+    # the definition on the [B, K, 2k] gathered rows, differentiated by autograd
+    k = q.size(1) // 2
+    x = table[index]
+    d_re = q[:, None, :k] - x[..., :k]
+    d_im = q[:, None, k:] - x[..., k:]
+    return torch.sqrt(d_re * d_re + d_im * d_im).sum(-1)
+
+
+@pytest.mark.parametrize("compiled", ["1", "0"])
+@pytest.mark.parametrize("rows_bytes", [None, 3 * 6 * 16 * 4])
+def test_modulus_gathered_and_gradients_match_the_definition(
+    compiled, rows_bytes, monkeypatch
+):
+    from fedgraph.models.kge.modulus import modulus_gathered
+
+    monkeypatch.setenv("FEDGRAPH_COMPILE", compiled)
+    if rows_bytes is not None:  # the backward in blocks of 3 queries: 3, 3, 3, 3, 1
+        monkeypatch.setattr(modulus_mod, "GATHER_ROWS_BYTES", rows_bytes)
+    q, table = _data(b=13, c=9, k=8)
+    gen = torch.Generator().manual_seed(1)
+    index = torch.randint(9, (13, 6), generator=gen)  # repeats: gradients add up
+    weight = torch.linspace(-1, 2, 13 * 6).view(13, 6)
+
+    def run(fn):
+        return _value_and_grads(lambda a, b: fn(a, b, index), q, table, weight)
+
+    _assert_all_close(run(modulus_gathered), run(_gathered_reference))
+    assert modulus_mod.gathered_enabled() == (compiled == "1")
+
+
+@pytest.mark.parametrize("compiled", ["1", "0"])
+def test_modulus_gathered_gradcheck_float64_and_zero_modulus(compiled, monkeypatch):
+    from fedgraph.models.kge.modulus import modulus_gathered
+
+    monkeypatch.setenv("FEDGRAPH_COMPILE", compiled)
+    q, table = _data(4, 3, 2, torch.float64)
+    index = torch.tensor([[0, 2], [1, 1], [2, 0], [0, 0]])
+    assert torch.autograd.gradcheck(
+        lambda a, b: modulus_gathered(a, b, index),
+        (q.requires_grad_(), table.requires_grad_()),
+    )
+    # a coinciding coordinate (m = 0) contributes 0 to the gradient, not NaN
+    q = torch.tensor([[1.0, 2.0, 3.0, -1.0]], requires_grad=True)
+    table = torch.tensor([[1.0, 5.0, 3.0, 3.0]], requires_grad=True)
+    d = modulus_gathered(q, table, torch.tensor([[0, 0]]))
+    assert d[0].tolist() == pytest.approx([5.0, 5.0])  # |0 + 0i| + |-3 - 4i|
+    d.sum().backward()
+    assert q.grad[0].tolist() == pytest.approx([0.0, -1.2, 0.0, -1.6])
+    assert table.grad[0].tolist() == pytest.approx([0.0, 1.2, 0.0, 1.6])
+
+
+@pytest.mark.parametrize("mode", ["head-batch", "tail-batch"])
+def test_rotate_per_positive_kernel_equals_the_interaction(mode, monkeypatch):
+    # [B, K] negatives: the gathered kernel against interaction() on the
+    # gathered rows (the path with compilation off), scores and gradients
+    torch.manual_seed(0)
+    m = RotatE(40, 5, 8, gamma=6.0)
+    gen = torch.Generator().manual_seed(0)
+    pos = torch.stack(
+        [
+            torch.randint(40, (12,), generator=gen),
+            torch.randint(5, (12,), generator=gen),
+            torch.randint(40, (12,), generator=gen),
+        ],
+        1,
+    )
+    neg = torch.randint(40, (12, 7), generator=gen)
+    w = torch.randn(12, 7, generator=gen)
+
+    def scores_and_grads():
+        m.zero_grad()
+        p, n = m.score_batch(pos, neg, mode)
+        (p.sum() + (n * w).sum()).backward()
+        return (
+            p.detach(),
+            n.detach(),
+            m.entity_embedding.weight.grad.clone(),
+            m.relation_embedding.weight.grad.clone(),
+        )
+
+    assert m.gathers_negatives()
+    fused = scores_and_grads()
+    monkeypatch.setattr(type(m), "gathers_negatives", lambda self: False)
+    _assert_all_close(fused, scores_and_grads())
+
+
+def test_modulus_gathered_checks_shapes():
+    from fedgraph.models.kge.modulus import modulus_gathered
+
+    idx = torch.zeros(3, 2, dtype=torch.long)
+    with pytest.raises(ValueError, match="`index` must be"):
+        modulus_gathered(torch.zeros(3, 4), torch.zeros(5, 4), idx[:2])
+    with pytest.raises(ValueError, match="same 2k"):
+        modulus_gathered(torch.zeros(3, 4), torch.zeros(5, 6), idx)
+    with pytest.raises(ValueError, match="even number"):
+        modulus_gathered(torch.zeros(3, 5), torch.zeros(5, 5), idx)

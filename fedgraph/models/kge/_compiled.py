@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -59,6 +59,9 @@ class KernelSet:
             compilation is off or failed.
         block_bytes (int, optional): candidate block size in bytes, or
             :obj:`None` for one block. (default: :obj:`None`)
+        names (Sequence[str], optional): the kernels' names, for an
+            autograd function other than the three-kernel ones here.
+            (default: :data:`KERNEL_NAMES`)
     """
 
     def __init__(
@@ -69,11 +72,12 @@ class KernelSet:
         kernels: dict[str, Kernel],
         fallbacks: dict[str, Kernel],
         block_bytes: int | None = None,
+        names: Sequence[str] = KERNEL_NAMES,
     ) -> None:
         for name, table in (("kernels", kernels), ("fallbacks", fallbacks)):
-            if set(table) != set(KERNEL_NAMES):
+            if set(table) != set(names):
                 raise ValueError(
-                    f"`{name}` must map exactly {KERNEL_NAMES} (got {sorted(table)})"
+                    f"`{name}` must map exactly {tuple(names)} (got {sorted(table)})"
                 )
         self.namespace = namespace
         self.label = label

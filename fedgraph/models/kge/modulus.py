@@ -38,6 +38,7 @@ hand-written gradients, as it does without a warning under
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -143,6 +144,75 @@ _KERNEL_SET = KernelSet(
 )
 
 
+# Per-positive negatives: D[b, n] = sum_i |q[b, i] - table[index[b, n], i]|
+# (complex coordinates). Compiled, the forward's gather is an indirect load
+# inside the reduction loop and [B, K, 2k] is never stored. Both gradients
+# come from the same rows R[b, n] = G[b, n] * delta / max(m, EPS) ([re | im]):
+# dL/dq[b] = sum_n R[b, n] and dL/dtable = -scatter_add(R, index). The
+# backward computes R once per block of queries that fits in cache
+# (GATHER_ROWS_BYTES) and reduces and scatters it there: 2.6x faster than a
+# compiled kernel per gradient (114 against 295 ms, [512, 256] negatives,
+# k = 256, 13,078 rows, one thread).
+def _gather_forward(query: Tensor, table: Tensor, index: Tensor) -> Tensor:
+    k = query.size(1) // 2
+    x = table[index]
+    d_re = query.narrow(1, 0, k)[:, None, :] - x.narrow(2, 0, k)
+    d_im = query.narrow(1, k, k)[:, None, :] - x.narrow(2, k, k)
+    return torch.sqrt(d_re * d_re + d_im * d_im).sum(-1)
+
+
+def _gather_rows(grad: Tensor, query: Tensor, table: Tensor, index: Tensor) -> Tensor:
+    k = query.size(1) // 2
+    x = table[index]
+    d_re = query.narrow(1, 0, k)[:, None, :] - x.narrow(2, 0, k)
+    d_im = query.narrow(1, k, k)[:, None, :] - x.narrow(2, k, k)
+    w = grad[:, :, None] / torch.sqrt(d_re * d_re + d_im * d_im).clamp_min(EPS)
+    return torch.cat([w * d_re, w * d_im], dim=-1)
+
+
+#: bytes of the ``[b, K, 2k]`` gradient rows computed at once in the
+#: backward of :func:`modulus_gathered` (fits this CPU's caches)
+GATHER_ROWS_BYTES = 2**23
+
+_GATHER_STATE: dict[str, object] = {}
+_GATHER_SET = KernelSet(
+    _GATHER_STATE,
+    "gathered modulus",
+    "an eager gather",
+    kernels={"forward": _gather_forward, "rows": _gather_rows},
+    fallbacks={"forward": _gather_forward, "rows": _gather_rows},
+    names=("forward", "rows"),
+)
+
+
+class _GatheredModulus(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, query: Tensor, table: Tensor, index: Tensor) -> Tensor:
+        ctx.save_for_backward(query, table, index)
+        return _GATHER_SET("forward", query, table, index)
+
+    @staticmethod
+    def backward(
+        ctx: Any, grad: Tensor
+    ) -> tuple[Tensor | None, Tensor | None, None]:
+        query, table, index = ctx.saved_tensors
+        need_q, need_t = ctx.needs_input_grad[:2]
+        grad = grad.contiguous()
+        gq = torch.empty_like(query) if need_q else None
+        gt = torch.zeros_like(table) if need_t else None
+        row_bytes = max(1, index.size(1) * table.size(1) * table.element_size())
+        step = max(1, GATHER_ROWS_BYTES // row_bytes)
+        for s in range(0, query.size(0), step):
+            e = min(s + step, query.size(0))
+            rows = _GATHER_SET("rows", grad[s:e], query[s:e], table, index[s:e])
+            if gq is not None:
+                gq[s:e] = rows.sum(1)
+            if gt is not None:
+                flat = rows.reshape(-1, table.size(1))
+                gt.index_add_(0, index[s:e].reshape(-1), flat, alpha=-1)
+        return gq, gt, None
+
+
 def compile_enabled() -> bool:
     r"""Whether the compiled kernels are used (``FEDGRAPH_COMPILE`` not ``0``
     and no earlier compilation failure of this kernel)."""
@@ -171,4 +241,38 @@ def modulus_distance(query: Tensor, cand: Tensor) -> Tensor:
     return FusedDistance.apply(_KERNEL_SET, query.contiguous(), cand.contiguous())
 
 
-__all__ = ["modulus_distance", "compile_enabled", "EPS"]
+def gathered_enabled() -> bool:
+    r"""Whether :func:`modulus_gathered` runs compiled (``FEDGRAPH_COMPILE``
+    not ``0`` and no earlier failure of the gathered kernels)."""
+    return _GATHER_SET.enabled()
+
+
+def modulus_gathered(query: Tensor, table: Tensor, index: Tensor) -> Tensor:
+    r"""The ``[B, K]`` sums of complex moduli between ``query[b]`` and
+    ``table[index[b, n]]`` (``query`` ``[B, 2k]``, ``table`` ``[N, 2k]``,
+    ``[re | im]`` rows, ``index`` ``[B, K]``), with the module's gradients
+    (a dense ``[N, 2k]`` one for ``table``); compiled, the ``[B, K, 2k]``
+    gather is never stored: RotatE's per-positive negatives (FedE's and
+    FedLU's sampling)."""
+    check_pair(query, table, what="2k")
+    if query.size(1) % 2:
+        raise ValueError(
+            "`query` and `table` must hold [re | im] halves, so an even number "
+            f"of columns (got {query.size(1)})"
+        )
+    if index.dim() != 2 or index.size(0) != query.size(0):
+        raise ValueError(
+            f"`index` must be [B, K] with B = {query.size(0)} (got {tuple(index.shape)})"
+        )
+    return _GatheredModulus.apply(
+        query.contiguous(), table.contiguous(), index.contiguous()
+    )
+
+
+__all__ = [
+    "modulus_distance",
+    "modulus_gathered",
+    "compile_enabled",
+    "gathered_enabled",
+    "EPS",
+]

@@ -7,8 +7,13 @@ import math
 import torch
 from torch import Tensor
 
-from fedgraph.models.kge.base import KGEModel
-from fedgraph.models.kge.modulus import EPS, modulus_distance
+from fedgraph.models.kge.base import TAIL_BATCH, KGEModel
+from fedgraph.models.kge.modulus import (
+    EPS,
+    gathered_enabled,
+    modulus_distance,
+    modulus_gathered,
+)
 
 
 class RotatE(KGEModel):
@@ -61,17 +66,39 @@ class RotatE(KGEModel):
         sq = (d_re * d_re + d_im * d_im).clamp_min(EPS * EPS)
         return self.gamma - torch.sqrt(sq).sum(-1)
 
-    def score_tails(self, head: Tensor, rel: Tensor, cand: Tensor) -> Tensor:
+    def _tail_query(self, head: Tensor, rel: Tensor) -> Tensor:
         h_re, h_im = head.chunk(2, dim=-1)
-        r_re, r_im = self._phase(rel)
-        q = torch.cat([h_re * r_re - h_im * r_im, h_re * r_im + h_im * r_re], -1)
-        return self.gamma - modulus_distance(q, cand)
+        r_re, r_im = self._phase(rel)  # h * r
+        return torch.cat([h_re * r_re - h_im * r_im, h_re * r_im + h_im * r_re], -1)
 
-    def score_heads(self, rel: Tensor, tail: Tensor, cand: Tensor) -> Tensor:
+    def _head_query(self, rel: Tensor, tail: Tensor) -> Tensor:
         t_re, t_im = tail.chunk(2, dim=-1)
         r_re, r_im = self._phase(rel)  # t * conj(r)
-        q = torch.cat([t_re * r_re + t_im * r_im, t_im * r_re - t_re * r_im], -1)
-        return self.gamma - modulus_distance(q, cand)
+        return torch.cat([t_re * r_re + t_im * r_im, t_im * r_re - t_re * r_im], -1)
+
+    def score_tails(self, head: Tensor, rel: Tensor, cand: Tensor) -> Tensor:
+        return self.gamma - modulus_distance(self._tail_query(head, rel), cand)
+
+    def score_heads(self, rel: Tensor, tail: Tensor, cand: Tensor) -> Tensor:
+        return self.gamma - modulus_distance(self._head_query(rel, tail), cand)
+
+    def gathers_negatives(self) -> bool:
+        r"""Per-positive negatives go through the compiled gathered modulus
+        kernel when compilation is on (else :meth:`interaction` on the
+        gathered rows, the path of runs made before the kernel)."""
+        return gathered_enabled()
+
+    def score_gathered(
+        self, head: Tensor, rel: Tensor, tail: Tensor, negative: Tensor, mode: str
+    ) -> Tensor:
+        r"""Per-positive negatives with
+        :func:`~fedgraph.models.kge.modulus.modulus_gathered`."""
+        if mode == TAIL_BATCH:
+            query = self._tail_query(head, rel)
+        else:
+            query = self._head_query(rel, tail)
+        weight = self.entity_embedding.weight
+        return self.gamma - modulus_gathered(query, weight, negative)
 
 
 __all__ = ["RotatE"]
