@@ -55,7 +55,8 @@ def train_client(
     data: str, client: int, variant: str, epochs: int, eval_every: int, work: Path
 ) -> dict[str, Any]:
     r"""Client ``client`` of the Single run, ``variant`` applied, trained for
-    ``epochs`` epochs; its validation history and seconds per epoch."""
+    ``epochs`` epochs; its validation history, the test metrics of its best
+    validation's model (the run's protocol) and seconds per epoch."""
     from fedgraph.eval.protocol import resolve_protocol
     from fedgraph.runtime.baselines import build_trainer
     from fedgraph.runtime.trained import load_kge_federation
@@ -87,10 +88,12 @@ def train_client(
         seed=s["seed"],
         checkpoint=work / f"client{client}-{variant}.pt",
     )
-    info = tr.fit()
+    info = tr.fit()  # leaves the best validation's model loaded
     return {
         "settings": {k: (list(v) if isinstance(v, tuple) else v) for k, v in s.items()},
         "valid": _curve(info["history"]),
+        "best_epoch": tr.best_epoch,
+        "test_at_best": tr.evaluate("test").compute(),
         "seconds_per_epoch": tr.train_seconds / max(1, info["epochs"]),
     }
 
@@ -173,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         line = f"epoch {h['epoch']}: valid MRR {100 * h['mrr']:.2f}"
         print(line + ("" if ref is None else f" (series {100 * ref:.2f})"))
+    test = res["test_at_best"]
+    print(f"best epoch {res['best_epoch']}: test MRR {100 * test['mrr']:.2f}")
     if a.out is not None:
         from fedgraph.data.io import atomic_write_json
 

@@ -35,6 +35,10 @@ def test_series_variant_repeats_the_single_run(tmp_path, load_script, capsys):
     for key in ("mrr", "loss"):
         assert [h[key] for h in doc["valid"]] == [h[key] for h in doc["series"]]
     assert len(doc["valid"]) == 3
+    # and its best model's test metrics are the run's for that client
+    single = json.loads((run / "results.json").read_text())["clients"][1]
+    assert doc["best_epoch"] == single["best_epoch"]
+    assert doc["test_at_best"]["mrr"] == single["mrr"]
     # FedE's negatives change the curve
     assert m.main([*common, "--variant", "per-positive", "--out", str(out)]) == 0
     pp = json.loads(out.read_text())
