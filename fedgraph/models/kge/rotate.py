@@ -32,9 +32,11 @@ class RotatE(KGEModel):
     tables (real and imaginary) and a different phase scaling, so it is not
     reused. Against candidates (shared negatives, evaluation) the moduli go
     through the compiled kernel :func:`~fedgraph.models.kge.modulus.modulus_distance`,
-    which never stores ``[B, C, d]`` (falling back to the chunked broadcast);
+    which never stores ``[B, C, d]`` (falling back to the chunked broadcast),
+    and per-positive negatives through its gathered form
+    :func:`~fedgraph.models.kge.modulus.modulus_gathered`;
     :math:`|h e^{i\theta} - t| = |h - t e^{-i\theta}|` turns head scoring
-    into the same kernel.
+    into the same kernels.
 
     Args:
         num_entities (int): number of entities.
