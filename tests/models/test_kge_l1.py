@@ -84,38 +84,18 @@ def test_candidate_blocks_give_the_same_distances_and_gradients(monkeypatch):
 
 @pytest.mark.parametrize("mode", ["head-batch", "tail-batch"])
 def test_per_positive_negatives_fused_equal_the_gathered_path(mode, monkeypatch):
+    from kge_toy import per_positive_batch, scores_and_grads
+
     from fedgraph.models import TransE
     from fedgraph.models.kge import l1
 
-    gen = torch.Generator().manual_seed(0)
     torch.manual_seed(0)
     model = TransE(40, 5, 16, gamma=4.0)
-    pos = torch.stack(
-        [
-            torch.randint(40, (12,), generator=gen),
-            torch.randint(5, (12,), generator=gen),
-            torch.randint(40, (12,), generator=gen),
-        ],
-        1,
-    )
-    neg = torch.randint(40, (12, 7), generator=gen)
-    w = torch.randn(12, 7, generator=gen)
-
-    def scores_and_grads():
-        model.zero_grad()
-        p, n = model.score_batch(pos, neg, mode)
-        (p.sum() + (n * w).sum()).backward()
-        return (
-            p.detach().clone(),
-            n.detach().clone(),
-            model.entity_embedding.weight.grad.clone(),
-            model.relation_embedding.weight.grad.clone(),
-        )
-
-    fused = scores_and_grads()
+    batch = per_positive_batch(40, 5)
+    fused = scores_and_grads(model, *batch, mode)
     monkeypatch.setattr(l1, "compile_enabled", lambda: False)
     monkeypatch.setattr("fedgraph.models.kge.transe.compile_enabled", lambda: False)
-    plain = scores_and_grads()  # the [B, K, d] gather and autograd
+    plain = scores_and_grads(model, *batch, mode)  # the [B, K, d] gather and autograd
     for a, b in zip(fused, plain, strict=True):
         torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
 

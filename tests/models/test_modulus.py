@@ -249,35 +249,15 @@ def test_modulus_gathered_gradcheck_float64_and_zero_modulus(compiled, monkeypat
 def test_rotate_per_positive_kernel_equals_the_interaction(mode, monkeypatch):
     # [B, K] negatives: the gathered kernel against interaction() on the
     # gathered rows (the path with compilation off), scores and gradients
+    from kge_toy import per_positive_batch, scores_and_grads
+
     torch.manual_seed(0)
     m = RotatE(40, 5, 8, gamma=6.0)
-    gen = torch.Generator().manual_seed(0)
-    pos = torch.stack(
-        [
-            torch.randint(40, (12,), generator=gen),
-            torch.randint(5, (12,), generator=gen),
-            torch.randint(40, (12,), generator=gen),
-        ],
-        1,
-    )
-    neg = torch.randint(40, (12, 7), generator=gen)
-    w = torch.randn(12, 7, generator=gen)
-
-    def scores_and_grads():
-        m.zero_grad()
-        p, n = m.score_batch(pos, neg, mode)
-        (p.sum() + (n * w).sum()).backward()
-        return (
-            p.detach(),
-            n.detach(),
-            m.entity_embedding.weight.grad.clone(),
-            m.relation_embedding.weight.grad.clone(),
-        )
-
+    batch = per_positive_batch(40, 5)
     assert m.gathers_negatives()
-    fused = scores_and_grads()
+    fused = scores_and_grads(m, *batch, mode)
     monkeypatch.setattr(type(m), "gathers_negatives", lambda self: False)
-    _assert_all_close(fused, scores_and_grads())
+    _assert_all_close(fused, scores_and_grads(m, *batch, mode))
 
 
 def test_modulus_gathered_checks_shapes():

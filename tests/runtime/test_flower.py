@@ -831,7 +831,8 @@ def test_checkpointed_flower_run_resumes_with_identical_numbers(
         assert resumed["best_round"] == best
 
 
-def test_a_resumed_run_without_saved_client_state_names_the_folder(partition, tmp_path):
+def _interrupted_run(partition, tmp_path):
+    # a checkpointed FedE run stopped after round 1; its run config
     cfg = run_config(
         partition,
         "fede",
@@ -839,6 +840,11 @@ def test_a_resumed_run_without_saved_client_state_names_the_folder(partition, tm
         **{"checkpoint-dir": str(tmp_path / "ckpt"), "run-name": "toy"},
     )
     run_server(LocalGrid(client_app, _nodes(tmp_path), cfg), cfg, stop_after=1)
+    return cfg
+
+
+def test_a_resumed_run_without_saved_client_state_names_the_folder(partition, tmp_path):
+    cfg = _interrupted_run(partition, tmp_path)
     cfg["resume"] = True
     elsewhere = _nodes(tmp_path / "other")
     with pytest.raises(
@@ -850,13 +856,7 @@ def test_a_resumed_run_without_saved_client_state_names_the_folder(partition, tm
 def test_a_fresh_run_does_not_overwrite_an_interrupted_runs_checkpoint(
     partition, tmp_path
 ):
-    cfg = run_config(
-        partition,
-        "fede",
-        tmp_path / "out",
-        **{"checkpoint-dir": str(tmp_path / "ckpt"), "run-name": "toy"},
-    )
-    run_server(LocalGrid(client_app, _nodes(tmp_path), cfg), cfg, stop_after=1)
+    cfg = _interrupted_run(partition, tmp_path)
     last = tmp_path / "ckpt" / "last.pt"
     before = last.read_bytes()
     with pytest.raises(
@@ -873,13 +873,7 @@ def test_a_fresh_run_does_not_overwrite_an_interrupted_runs_checkpoint(
 def test_a_resumed_run_keeps_the_recorded_run_config(partition, tmp_path):
     # last.pt records the run config; resuming with a value that changes the
     # numbers is refused before anything is written, one that does not is not
-    cfg = run_config(
-        partition,
-        "fede",
-        tmp_path / "out",
-        **{"checkpoint-dir": str(tmp_path / "ckpt"), "run-name": "toy"},
-    )
-    run_server(LocalGrid(client_app, _nodes(tmp_path), cfg), cfg, stop_after=1)
+    cfg = _interrupted_run(partition, tmp_path)
     last = tmp_path / "ckpt" / "last.pt"
     before = last.read_bytes()
     assert load_checkpoint(last)["settings"]["lr"] == cfg["lr"]
