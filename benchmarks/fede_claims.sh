@@ -12,13 +12,15 @@
 #
 # One run at a time, in this order: RotatE Single, FedE and fusion on
 # FB15k-237-Fed3 (the cheaper dataset per step on a CPU: 13k-entity client
-# tables against NELL-995-Fed3's 24-38k), the same on NELL-995-Fed3, RotatE
-# Entire, then TransE. Every run checkpoints under $RUNS (FedE: every round;
-# Single/Entire: every validation) and is started with --resume once its
-# folder exists, so rerunning this script continues where it stopped; a run
-# with a results.json is skipped. Each run holds $RUNS/NAME.lock (flock) while
-# it runs, so a second copy of the script waits instead of writing the same
-# checkpoints.
+# tables against NELL-995-Fed3's 24-38k), RotatE FedE, Single and fusion on
+# NELL-995-Fed3, RotatE Entire, then TransE. Every run checkpoints under $RUNS
+# (FedE: every round; Single/Entire: every validation) and is started with
+# --resume once its folder exists, so rerunning this script continues where
+# it stopped; a run with a results.json is skipped. Fusion reads the models
+# in both runs' folders, not only their results, so keep $RUNS outside a
+# clone that may be replaced (`runs/fede` may be a link to it). Each run
+# holds $RUNS/NAME.lock (flock) while it runs, so a second copy of the script
+# waits instead of writing the same checkpoints.
 #
 #   THREADS=2 PYTHON=.venv/bin/python nohup sh benchmarks/fede_claims.sh \
 #       > runs/fede_claims.log 2>&1 &
@@ -85,8 +87,8 @@ partition fb15k-237 fb15k-237-fed3
 train fb15k237-fed3-rotate-single fb15k-237-fed3 independent rotate
 train fb15k237-fed3-rotate-fede fb15k-237-fed3 fede rotate
 fuse fb15k237-fed3
-train nell995-fed3-rotate-single nell-995-fed3 independent rotate
 train nell995-fed3-rotate-fede nell-995-fed3 fede rotate
+train nell995-fed3-rotate-single nell-995-fed3 independent rotate
 fuse nell995-fed3
 train fb15k237-fed3-rotate-entire fb15k-237-fed3 centralized rotate
 train nell995-fed3-rotate-entire nell-995-fed3 centralized rotate
