@@ -12,15 +12,18 @@
 #
 # One run at a time, in this order: RotatE Single, FedE and fusion on
 # FB15k-237-Fed3 (the cheaper dataset per step on a CPU: 13k-entity client
-# tables against NELL-995-Fed3's 24-38k), RotatE FedE, Single and fusion on
+# tables against NELL-995-Fed3's 24-38k), RotatE Single, FedE and fusion on
 # NELL-995-Fed3, RotatE Entire, then TransE. Every run checkpoints under $RUNS
 # (FedE: every round; Single/Entire: every validation) and is started with
 # --resume once its folder exists, so rerunning this script continues where
-# it stopped; a run with a results.json is skipped. Fusion reads the models
-# in both runs' folders, not only their results, so keep $RUNS outside a
-# clone that may be replaced (`runs/fede` may be a link to it). Each run
-# holds $RUNS/NAME.lock (flock) while it runs, so a second copy of the script
-# waits instead of writing the same checkpoints.
+# it stopped. A run is skipped when $RUNS/NAME/results.json exists, or when
+# its results are recorded in $RESULTS/fede-NAME.json (RESULTS defaults to
+# docs/results) and no fusion
+# still to run needs its models (fusion reads the models in both runs'
+# folders, not only their results). Keep $RUNS outside a clone that may be
+# replaced (`runs/fede` may be a link to it). Each run holds $RUNS/NAME.lock
+# (flock) while it runs, so a second copy of the script waits instead of
+# writing the same checkpoints.
 #
 #   THREADS=2 PYTHON=.venv/bin/python nohup sh benchmarks/fede_claims.sh \
 #       > runs/fede_claims.log 2>&1 &
@@ -36,6 +39,7 @@
 set -u
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-runs/fede}
+RESULTS=${RESULTS:-docs/results}
 THREADS=${THREADS:-1}
 PYTHON=${PYTHON:-python}
 export OMP_NUM_THREADS="$THREADS" MKL_NUM_THREADS="$THREADS"
@@ -53,10 +57,23 @@ partition() {  # DATASET NAME
         --out "$RUNS/data/$2" --quiet
 }
 
+recorded() {  # NAME: results in $RESULTS and no pending fusion needs the models
+    [ -f "$RESULTS/fede-$1.json" ] || return 1
+    case "$1" in
+        *-rotate-single|*-rotate-fede)
+            [ -f "$RESULTS/fede-${1%-rotate-*}-rotate-fusion.json" ] ;;
+        *) return 0 ;;
+    esac
+}
+
 train() {  # NAME DATA ALGORITHM MODEL
     out="$RUNS/$1"
     if [ -f "$out/results.json" ]; then
         echo "$1: finished ($out/results.json)"
+        return 0
+    fi
+    if recorded "$1"; then
+        echo "$1: recorded ($RESULTS/fede-$1.json)"
         return 0
     fi
     case "$3" in
@@ -75,6 +92,7 @@ fuse() {  # DATASET-PREFIX
     fed="$RUNS/$1-rotate-fede"
     single="$RUNS/$1-rotate-single"
     [ -f "$fed/fusion/results.json" ] && return 0
+    [ -f "$RESULTS/fede-$1-rotate-fusion.json" ] && return 0
     if [ -f "$fed/results.json" ] && [ -f "$single/results.json" ]; then
         echo "$(date -u +%FT%TZ) $1: fusion"
         $F fuse "$fed" --single "$single" --threads "$THREADS"
@@ -87,8 +105,8 @@ partition fb15k-237 fb15k-237-fed3
 train fb15k237-fed3-rotate-single fb15k-237-fed3 independent rotate
 train fb15k237-fed3-rotate-fede fb15k-237-fed3 fede rotate
 fuse fb15k237-fed3
-train nell995-fed3-rotate-fede nell-995-fed3 fede rotate
 train nell995-fed3-rotate-single nell-995-fed3 independent rotate
+train nell995-fed3-rotate-fede nell-995-fed3 fede rotate
 fuse nell995-fed3
 train fb15k237-fed3-rotate-entire fb15k-237-fed3 centralized rotate
 train nell995-fed3-rotate-entire nell-995-fed3 centralized rotate
