@@ -7,9 +7,10 @@ results files under ``docs/results/``.
 Files: ``fede-{fb15k237,nell995}-fed3-{transe,rotate}-{single,entire,fede}.json``
 (``fedgraph train`` results, ``--protocol fede``) and
 ``fede-{fb15k237,nell995}-fed3-rotate-fusion.json`` (``fedgraph fuse``).
+A second run of the same command is ``fede-DATA-MODEL-SETTING-repeat.json``.
 With ``--finished-runs`` the files are read from the run folders of
 ``benchmarks/fede_claims.sh`` instead (``NAME/results.json``,
-``NAME-rotate-fede/fusion/results.json``).
+``NAME-rotate-fede/fusion/results.json``; no repeats).
 
 The first table per dataset puts every client's test MRR and Hits@1/5/10, the
 test-triple-weighted average and the unweighted mean over clients beside
@@ -17,7 +18,8 @@ FedE's Tables 3 and 4 (FedE publishes per-client numbers only, so the mean is
 the one aggregate both give); the second gives, per client, FedE's relative MRR
 gain over Single (the paper's claim: +5.7 % on FB15k-237-Fed3 and +14.2 % on
 NELL-995-Fed3 with RotatE, averaged over clients); the third is model fusion
-against Table 5. ``tests/eval/test_fede_results_table.py`` fails when the
+against Table 5; the fourth sets a repeated run beside the first (the same
+command, seed and data: what float rounding alone moves). ``tests/eval/test_fede_results_table.py`` fails when the
 document and the files disagree.
 """
 
@@ -120,6 +122,11 @@ def load(
                     path = results / _name(data, model, setting)
                 if path.is_file():
                     out[(data, model, setting)] = json.loads(path.read_text())
+                repeat = results / _name(data, model, f"{setting}-repeat")
+                if not finished_runs and repeat.is_file():
+                    out[(data, model, f"{setting}-repeat")] = json.loads(
+                        repeat.read_text()
+                    )
     return out
 
 
@@ -258,12 +265,51 @@ def fusion_table(runs: dict) -> str:
     return "\n".join(lines)
 
 
+def _best(doc: dict[str, Any], client: dict[str, Any]) -> str:
+    if "best_round" in doc:
+        return f"round {doc['best_round']}"
+    return f"epoch {client.get('best_epoch', '?')}"
+
+
+def repeat_table(runs: dict) -> str:
+    r"""Test MRR (%) of a run and of its repeat (the same command), per client,
+    weighted and as the mean of clients, with the best validation each chose."""
+    lines = [
+        "| data | KGE | setting | client | MRR first run | MRR repeat | Δ "
+        "| best (first) | best (repeat) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (data, model, setting), again in runs.items():
+        base = setting.removesuffix("-repeat")
+        first = runs.get((data, model, base))
+        if base == setting or first is None:
+            continue
+        label = f"| {DATASETS[data]} | {MODELS[model]} | {SETTINGS[base]}"
+        for a, b in zip(first["clients"], again["clients"], strict=True):
+            lines.append(
+                f"{label} | {int(a['client']) + 1} | {_pct(a['mrr'])} | {_pct(b['mrr'])} "
+                f"| {_delta(b['mrr'], a['mrr'])} | {_best(first, a)} | {_best(again, b)} |"
+            )
+        w1, w2 = first["weighted"]["mrr"], again["weighted"]["mrr"]
+        lines.append(
+            f"{label} | weighted | {_pct(w1)} | {_pct(w2)} | {_delta(w2, w1)} | – | – |"
+        )
+        m1, m2 = (sum(c["mrr"] for c in d["clients"]) / len(d["clients"])
+                  for d in (first, again))  # fmt: skip
+        lines.append(
+            f"{label} | mean of clients | {_pct(m1)} | {_pct(m2)} | {_delta(m2, m1)} "
+            "| – | – |"
+        )
+    return "\n".join(lines)
+
+
 def tables(results: Path, finished_runs: bool = False) -> list[str]:
     r"""The document's tables, in order."""
     runs = load(results, finished_runs)
     return [client_table(runs, data) for data in DATASETS] + [
         gain_table(runs),
         fusion_table(runs),
+        repeat_table(runs),
     ]
 
 
@@ -279,6 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     titles = [f"{label}, test (%)" for label in DATASETS.values()]
     titles += ["FedE over Single, RotatE and TransE", "Model fusion, RotatE"]
+    titles += ["The same run repeated"]
     for title, table in zip(titles, tables(a.results, a.finished_runs), strict=True):
         print(f"{title}:\n\n{table}\n")
     return 0
