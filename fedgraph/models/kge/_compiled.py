@@ -18,16 +18,16 @@ specialise and recompile) and concatenates or sums the blocks' results: an
 evaluation chunk of 512 queries against 13,452 RotatE candidates (27 MB) ran
 3× faster in 1 MiB blocks, which stay in this CPU's 2 MiB L2.
 
-Before its first compiled call, a set given a ``probe`` runs every compiled
-kernel once on small random inputs of the kernel's layout and compares it
-with its fallback (:func:`verify`). A compiled kernel that disagrees is not
-used: the set warns and falls back, as after a compilation failure. This
-catches a TorchInductor cache that hands back kernels built for another CPU
-instruction set: with a cache written under AVX-512 and read under AVX2
-(``ATEN_CPU_CAPABILITY=avx2``, or one ``TORCHINDUCTOR_CACHE_DIR`` shared by
-machines of both kinds), the cached RotatE modulus kernel summed half the
-coordinates, silently. The probe checks the graph the first call compiles;
-a later recompilation for other shapes is not checked again.
+Each kernel is compiled with ``cpp.simdlen`` set to the vector width of the
+instruction set TorchInductor picks for this CPU (:func:`compile_options`).
+That changes no generated code, but it puts the width into the key of
+TorchInductor's on-disk cache (``TORCHINDUCTOR_CACHE_DIR``, by default
+``/tmp/torchinductor_$USER``), whose key otherwise leaves the instruction set
+out: with a cache written under AVX-512 and read under AVX2
+(``ATEN_CPU_CAPABILITY=avx2``, or one cache directory shared by machines of
+both kinds), the cached RotatE modulus kernel summed every other block of
+coordinates (distances of about half the true value, silently), and an AVX2
+cache read under AVX-512 aborted the process.
 
 ``FEDGRAPH_COMPILE=0`` in the environment turns every set off
 (:func:`env_enabled`). Each set keeps its state in its module's globals
@@ -50,84 +50,19 @@ from torch import Tensor
 Kernel = Callable[..., Tensor]
 KERNEL_NAMES = ("forward", "grad_query", "grad_cand")
 
-#: A probe: ``f(device, generator)`` -> the inputs of a set's ``forward``;
-#: the other kernels take ``(grad, *inputs)`` with ``grad`` shaped like the
-#: forward's output.
-Probe = Callable[[torch.device, torch.Generator], tuple[Tensor, ...]]
 
-#: Sizes of the probes: odd and unequal, so that no size is specialised and
-#: vectorised loops have a remainder; 2 * 37 columns exceed any CPU's vector
-#: width.
-_PROBE_ROWS, _PROBE_COLUMNS = (3, 5, 7), 2 * 37
+def compile_options() -> dict[str, Any]:
+    r"""``{"cpp.simdlen": bits}``, the vector width TorchInductor picks for
+    this CPU, as :func:`torch.compile` ``options``; empty where it picks
+    none or cannot say."""
+    try:
+        from torch._inductor.cpu_vec_isa import pick_vec_isa
 
-
-def pair_probe(device: torch.device, generator: torch.Generator) -> tuple[Tensor, ...]:
-    r"""``(query [3, 74], cand [5, 74])``: the probe of a ``[B, C]`` distance."""
-    b, c, _ = _PROBE_ROWS
-    shape = (b + c, _PROBE_COLUMNS)
-    x = torch.randn(shape, generator=generator).to(device)
-    return x[:b].contiguous(), x[b:].contiguous()
-
-
-def grouped_probe(
-    device: torch.device, generator: torch.Generator
-) -> tuple[Tensor, ...]:
-    r"""``(query [2, 3, 74], cand [2, 5, 74])``: the probe of grouped distances."""
-    b, c, _ = _PROBE_ROWS
-    x = torch.randn((2, b + c, _PROBE_COLUMNS), generator=generator).to(device)
-    return x[:, :b].contiguous(), x[:, b:].contiguous()
-
-
-def gathered_probe(
-    device: torch.device, generator: torch.Generator
-) -> tuple[Tensor, ...]:
-    r"""``(query [3, 74], table [7, 74], index [3, 5])``: the probe of gathered
-    distances (every table row drawn at least once across the index)."""
-    b, k, n = _PROBE_ROWS
-    x = torch.randn((b + n, _PROBE_COLUMNS), generator=generator).to(device)
-    index = torch.randperm(b * k, generator=generator).view(b, k) % n
-    return x[:b].contiguous(), x[b:].contiguous(), index.to(device)
-
-
-class KernelMismatch(RuntimeError):
-    r"""A compiled kernel gave other values than its fallback on the probe."""
-
-
-def verify(
-    compiled: dict[str, Kernel],
-    fallbacks: dict[str, Kernel],
-    probe: Probe,
-    device: torch.device,
-    rtol: float = 1e-3,
-    atol: float = 1e-3,
-) -> None:
-    r"""Runs each compiled kernel and its fallback on the probe's inputs and
-    raises :class:`KernelMismatch` naming the first kernel whose values
-    differ by more than ``atol + rtol * |fallback|`` (float32 rounding of
-    sums over 74 terms stays far below; a kernel that skips coordinates or
-    rows does not)."""
-    gen = torch.Generator().manual_seed(0)
-    inputs = probe(device, gen)
-    grad = None
-    for name in compiled:
-        if name == "forward":
-            args = inputs
-        else:
-            if grad is None:
-                shape = fallbacks["forward"](*inputs).shape
-                grad = torch.randn(shape, generator=gen).to(device)
-            args = (grad, *inputs)
-        got, ref = compiled[name](*args), fallbacks[name](*args)
-        if got.shape != ref.shape or not torch.allclose(got, ref, rtol, atol):
-            diff = (
-                (got - ref).abs().max().item() if got.shape == ref.shape else "shape"
-            )
-            raise KernelMismatch(
-                f"the compiled `{name}` kernel disagrees with the eager one on a "
-                f"probe (largest difference {diff}); a TorchInductor cache written "
-                "under another CPU instruction set does this: clear "
-                "TORCHINDUCTOR_CACHE_DIR (default /tmp/torchinductor_$USER)"
-            )
+        isa = pick_vec_isa()
+        bits = int(isa.bit_width()) if isa else 0
+    except Exception:  # a TorchInductor without this helper: its default
+        return {}
+    return {"cpp.simdlen": bits} if bits > 0 else {}
 
 
 def env_enabled() -> bool:
@@ -152,10 +87,6 @@ class KernelSet:
         names (Sequence[str], optional): the kernels' names, for an
             autograd function other than the three-kernel ones here.
             (default: :data:`KERNEL_NAMES`)
-        probe (Probe, optional): the forward's inputs for :func:`verify`,
-            run before the first compiled call (:func:`pair_probe`,
-            :func:`grouped_probe`, :func:`gathered_probe`), or :obj:`None`
-            to trust the compiler. (default: :obj:`None`)
     """
 
     def __init__(
@@ -167,7 +98,6 @@ class KernelSet:
         fallbacks: dict[str, Kernel],
         block_bytes: int | None = None,
         names: Sequence[str] = KERNEL_NAMES,
-        probe: Probe | None = None,
     ) -> None:
         for name, table in (("kernels", kernels), ("fallbacks", fallbacks)):
             if set(table) != set(names):
@@ -180,7 +110,6 @@ class KernelSet:
         self.kernels = kernels
         self.fallbacks = fallbacks
         self.block_bytes = block_bytes
-        self.probe = probe
         namespace.setdefault("_KERNELS", None)
         namespace.setdefault("_DISABLED", False)
 
@@ -199,7 +128,7 @@ class KernelSet:
         step = -(-c // n)
         return [slice(i, min(i + step, c)) for i in range(0, c, step)]
 
-    def _compiled(self, device: torch.device) -> dict[str, Kernel]:
+    def _compiled(self) -> dict[str, Kernel]:
         if self.namespace["_KERNELS"] is None:
             logging.getLogger("fedgraph").info(
                 "compiling the %s kernels (torch.compile, once per process: "
@@ -207,13 +136,11 @@ class KernelSet:
                 "FEDGRAPH_COMPILE=0 skips it)",
                 self.label,
             )
-            compiled = {
-                name: torch.compile(fn, dynamic=True)
+            options = compile_options()
+            self.namespace["_KERNELS"] = {
+                name: torch.compile(fn, dynamic=True, options=options)
                 for name, fn in self.kernels.items()
             }
-            if self.probe is not None:
-                verify(compiled, self.fallbacks, self.probe, device)
-            self.namespace["_KERNELS"] = compiled
         return self.namespace["_KERNELS"]
 
     def __call__(self, name: str, *args: Tensor) -> Tensor:
@@ -221,7 +148,7 @@ class KernelSet:
         failure, with a warning) its fallback."""
         if self.enabled():
             try:
-                return self._compiled(args[0].device)[name](*args)
+                return self._compiled()[name](*args)
             except Exception as exc:  # compiler missing or failing: fall back
                 self.namespace["_DISABLED"] = True
                 warnings.warn(
@@ -326,14 +253,10 @@ def check_pair(query: Tensor, cand: Tensor, what: str = "d") -> None:
 
 __all__ = [
     "KernelSet",
-    "KernelMismatch",
-    "verify",
-    "pair_probe",
-    "grouped_probe",
-    "gathered_probe",
     "FusedDistance",
     "GatheredDistance",
     "GroupedDistance",
+    "compile_options",
     "env_enabled",
     "check_pair",
 ]

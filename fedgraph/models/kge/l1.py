@@ -35,9 +35,6 @@ from fedgraph.models.kge._compiled import (
     GroupedDistance,
     KernelSet,
     check_pair,
-    gathered_probe,
-    grouped_probe,
-    pair_probe,
 )
 
 # State of the compiled kernels (see fedgraph.models.kge._compiled).
@@ -76,7 +73,6 @@ _KERNEL_SET = KernelSet(
     block_bytes=BLOCK_BYTES,
     kernels={"forward": _forward, "grad_query": _grad_query, "grad_cand": _grad_cand},
     fallbacks={"forward": _cdist, "grad_query": _grad_query, "grad_cand": _grad_cand},
-    probe=pair_probe,
 )
 
 
@@ -121,7 +117,6 @@ _GATHER_SET = KernelSet(
         "grad_query": _gather_grad_query,
         "grad_cand": _gather_grad_table,
     },
-    probe=gathered_probe,
 )
 
 
@@ -166,7 +161,6 @@ _GROUPED_SET = KernelSet(
         "grad_query": _per_group(_grad_query),
         "grad_cand": _per_group(_grad_cand),
     },
-    probe=grouped_probe,
 )
 
 

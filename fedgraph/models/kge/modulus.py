@@ -43,13 +43,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from fedgraph.models.kge._compiled import (
-    FusedDistance,
-    KernelSet,
-    check_pair,
-    gathered_probe,
-    pair_probe,
-)
+from fedgraph.models.kge._compiled import FusedDistance, KernelSet, check_pair
 from fedgraph.models.kge.base import candidate_chunks, chunked_candidates
 
 #: Lower bound on the modulus in the gradient's denominator.
@@ -147,7 +141,6 @@ _KERNEL_SET = KernelSet(
         "grad_cand": _grad_cand_eager,
     },
     block_bytes=BLOCK_BYTES,
-    probe=pair_probe,
 )
 
 
@@ -192,7 +185,6 @@ _GATHER_SET = KernelSet(
     kernels={"forward": _gather_forward, "rows": _gather_rows},
     fallbacks={"forward": _gather_forward, "rows": _gather_rows},
     names=("forward", "rows"),
-    probe=gathered_probe,
 )
 
 
