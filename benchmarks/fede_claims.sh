@@ -18,12 +18,11 @@
 # --resume once its folder exists, so rerunning this script continues where
 # it stopped. A run is skipped when $RUNS/NAME/results.json exists, or when
 # its results are recorded in $RESULTS/fede-NAME.json (RESULTS defaults to
-# docs/results) and no fusion
-# still to run needs its models (fusion reads the models in both runs'
-# folders, not only their results). Keep $RUNS outside a clone that may be
-# replaced (`runs/fede` may be a link to it). Each run holds $RUNS/NAME.lock
-# (flock) while it runs, so a second copy of the script waits instead of
-# writing the same checkpoints.
+# docs/results) and no fusion still to run needs its models (fusion reads
+# the models in both runs' folders, not only their results). Keep $RUNS
+# outside a clone that may be replaced (`runs/fede` may be a link to it).
+# Each run holds $RUNS/NAME.lock (flock) while it runs, so a second copy of
+# the script waits instead of writing the same checkpoints.
 #
 #   THREADS=2 PYTHON=.venv/bin/python nohup sh benchmarks/fede_claims.sh \
 #       > runs/fede_claims.log 2>&1 &

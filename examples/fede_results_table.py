@@ -19,8 +19,9 @@ the one aggregate both give); the second gives, per client, FedE's relative MRR
 gain over Single (the paper's claim: +5.7 % on FB15k-237-Fed3 and +14.2 % on
 NELL-995-Fed3 with RotatE, averaged over clients); the third is model fusion
 against Table 5; the fourth sets a repeated run beside the first (the same
-command, seed and data: what float rounding alone moves). ``tests/eval/test_fede_results_table.py`` fails when the
-document and the files disagree.
+command, seed and data: what float rounding alone moves).
+``tests/eval/test_fede_results_table.py`` fails when the document and the
+files disagree.
 """
 
 from __future__ import annotations
@@ -123,11 +124,16 @@ def load(
                 if path.is_file():
                     out[(data, model, setting)] = json.loads(path.read_text())
                 repeat = results / _name(data, model, f"{setting}-repeat")
-                if not finished_runs and repeat.is_file():
+                if setting in SETTINGS and not finished_runs and repeat.is_file():
                     out[(data, model, f"{setting}-repeat")] = json.loads(
                         repeat.read_text()
                     )
     return out
+
+
+def _client_mean(doc: dict[str, Any], metric: str) -> float:
+    r"""The unweighted mean of ``metric`` over the run's clients."""
+    return sum(c[metric] for c in doc["clients"]) / len(doc["clients"])
 
 
 def _pct(x: float) -> str:
@@ -191,7 +197,7 @@ def client_table(runs: dict, data: str) -> str:
             # over clients is the figure both tables give
             cells = []
             for j, m in enumerate(METRICS):
-                ours = sum(c[m] for c in doc["clients"]) / len(doc["clients"])
+                ours = _client_mean(doc, m)
                 pub = sum(p[j] for p in published) / len(published)
                 cells += [_pct(ours), _pct(pub), _delta(ours, pub)]
             lines.append(
@@ -294,8 +300,7 @@ def repeat_table(runs: dict) -> str:
         lines.append(
             f"{label} | weighted | {_pct(w1)} | {_pct(w2)} | {_delta(w2, w1)} | – | – |"
         )
-        m1, m2 = (sum(c["mrr"] for c in d["clients"]) / len(d["clients"])
-                  for d in (first, again))  # fmt: skip
+        m1, m2 = _client_mean(first, "mrr"), _client_mean(again, "mrr")
         lines.append(
             f"{label} | mean of clients | {_pct(m1)} | {_pct(m2)} | {_delta(m2, m1)} "
             "| – | – |"
