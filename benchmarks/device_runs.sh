@@ -1,11 +1,13 @@
 #!/bin/sh
 # Long `fedgraph train` runs on a remote GPU machine reached through a
-# command-runner that returns only the files under $OUT. It sends back only small files (no checkpoints: a FedLU
-# partition's is ~140 MB) and one call lasts at most 10 minutes, so runs start
-# in the background (setsid: they outlive the call that started them, as long
-# as the machine is held) and each `poll` call sleeps, then copies every run's
-# progress.json (and results.json once finished) to $OUT. A run that the lease
-# cuts off is reported from its progress.json (its learning curve).
+# command-runner that returns only the files under $OUT, at most 8 of them and
+# none large (no checkpoints: a FedLU partition's is ~140 MB), and one call
+# lasts at most 10 minutes. So runs start in the background (setsid: they
+# outlive the call that started them, as long as the machine is held), and
+# each `poll` call sleeps, then packs every run's progress.json (and
+# results.json once finished) and log into $OUT/runs.tgz. A run that the
+# lease cuts off is reported from its progress.json (its learning curve).
+# `start` trains TransE unless its options name another --model.
 #
 # Here, once per partition (compressed, ~3 MB each; .devdata/ is git-ignored):
 #   mkdir -p .devdata && tar czf .devdata/R3.tgz -C $FEDGRAPH_DATA/fedlu-fb15k-237 R3
@@ -36,18 +38,21 @@ start)
   ;;
 poll)
   sleep "${2:-0}"
+  files=""
   for log in "$ROOT"/*.log; do
     [ -e "$log" ] || { echo "no runs under $ROOT" >&2; exit 2; }
     name=$(basename "$log" .log)
+    files="$files $name.log"
     for f in progress results; do
-      if [ -f "$ROOT/$name/$f.json" ] && [ -n "${OUT:-}" ]; then
-        cp "$ROOT/$name/$f.json" "$OUT/$name-$f.json"
-      fi
+      [ -f "$ROOT/$name/$f.json" ] && files="$files $name/$f.json"
     done
     echo "== $name: $(grep -c '^round' "$log") rounds"
     grep 'valid' "$log" | tail -n 2
     tail -n 1 "$log"
   done
+  # one archive: the runner returns at most 8 files, and no checkpoints
+  # shellcheck disable=SC2086
+  [ -n "${OUT:-}" ] && (cd "$ROOT" && tar czf "$OUT/runs.tgz" $files)
   nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader || true
   ;;
 *)

@@ -4,7 +4,7 @@ results files under ``docs/results/``.
     python examples/fede_results_table.py                    # the docs' tables
     python examples/fede_results_table.py --results runs/fede --finished-runs
 
-Files: ``fede-{fb15k237,nell995}-fed3-{transe,rotate}-{single,entire,fede}.json``
+Files: ``fede-{fb15k237,nell995}-fed3-{transe,distmult,complex,rotate}-{single,entire,fede}.json``
 (``fedgraph train`` results, ``--protocol fede``) and
 ``fede-{fb15k237,nell995}-fed3-rotate-fusion.json`` (``fedgraph fuse``).
 A second run of the same command is ``fede-DATA-MODEL-SETTING-repeat.json``.
@@ -32,7 +32,12 @@ from pathlib import Path
 from typing import Any
 
 DATASETS = {"fb15k237-fed3": "FB15k-237-Fed3", "nell995-fed3": "NELL-995-Fed3"}
-MODELS = {"transe": "TransE", "rotate": "RotatE"}
+MODELS = {
+    "transe": "TransE",
+    "distmult": "DistMult",
+    "complex": "ComplEx",
+    "rotate": "RotatE",
+}
 SETTINGS = {"single": "Single", "entire": "Entire", "fede": "FedE"}
 METRICS = ("mrr", "hits@1", "hits@5", "hits@10")
 
@@ -50,6 +55,28 @@ PUBLISHED: dict[str, dict[str, dict[str, list[tuple[float, ...]]]]] = {
             "fede": [(0.5478, 0.4378, 0.6831, 0.7481),
                      (0.4183, 0.2789, 0.5910, 0.6844),
                      (0.3626, 0.2226, 0.5289, 0.6337)],
+        },
+        "distmult": {
+            "single": [(0.4893, 0.4014, 0.5925, 0.6519),
+                       (0.3655, 0.2642, 0.4850, 0.5618),
+                       (0.3465, 0.2364, 0.4729, 0.5703)],
+            "entire": [(0.5167, 0.4186, 0.6334, 0.7006),
+                       (0.3882, 0.2772, 0.5225, 0.5988),
+                       (0.3391, 0.2287, 0.4645, 0.5644)],
+            "fede": [(0.5356, 0.4441, 0.6466, 0.7025),
+                     (0.4044, 0.2913, 0.5416, 0.6240),
+                     (0.3745, 0.2568, 0.5111, 0.6146)],
+        },
+        "complex": {
+            "single": [(0.4843, 0.3948, 0.5903, 0.6532),
+                       (0.3723, 0.2691, 0.4914, 0.5780),
+                       (0.3262, 0.2156, 0.4496, 0.5566)],
+            "entire": [(0.5004, 0.4068, 0.6164, 0.6745),
+                       (0.3689, 0.2633, 0.4902, 0.5742),
+                       (0.3340, 0.2238, 0.4541, 0.5545)],
+            "fede": [(0.5286, 0.4349, 0.6418, 0.7016),
+                     (0.4094, 0.2981, 0.5440, 0.6318),
+                     (0.3610, 0.2449, 0.4955, 0.5952)],
         },
         "rotate": {
             "single": [(0.5271, 0.4265, 0.6470, 0.7063),
@@ -74,6 +101,28 @@ PUBLISHED: dict[str, dict[str, dict[str, list[tuple[float, ...]]]]] = {
             "fede": [(0.4915, 0.3421, 0.6766, 0.7783),
                      (0.2671, 0.1189, 0.4210, 0.5415),
                      (0.2846, 0.1484, 0.4342, 0.5440)],
+        },
+        "distmult": {
+            "single": [(0.4084, 0.2950, 0.5430, 0.6425),
+                       (0.2129, 0.1411, 0.2815, 0.3555),
+                       (0.2326, 0.1779, 0.2866, 0.3339)],
+            "entire": [(0.4520, 0.3257, 0.6069, 0.7061),
+                       (0.2870, 0.2025, 0.3727, 0.4558),
+                       (0.2943, 0.2185, 0.3690, 0.4347)],
+            "fede": [(0.4843, 0.3582, 0.6425, 0.7307),
+                     (0.2824, 0.1946, 0.3732, 0.4620),
+                     (0.2737, 0.1976, 0.3515, 0.4129)],
+        },
+        "complex": {
+            "single": [(0.4213, 0.2967, 0.5728, 0.6811),
+                       (0.2566, 0.1702, 0.3457, 0.4305),
+                       (0.2283, 0.1625, 0.2875, 0.3600)],
+            "entire": [(0.4585, 0.3319, 0.6072, 0.7169),
+                       (0.3034, 0.2142, 0.3959, 0.4833),
+                       (0.3328, 0.2524, 0.4100, 0.4848)],
+            "fede": [(0.4938, 0.3641, 0.6554, 0.7475),
+                     (0.3336, 0.2378, 0.4367, 0.5339),
+                     (0.3367, 0.2528, 0.4215, 0.5011)],
         },
         "rotate": {
             "single": [(0.4961, 0.3723, 0.6469, 0.7363),

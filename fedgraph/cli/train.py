@@ -433,6 +433,12 @@ def run(args: argparse.Namespace) -> int:
             f"`--local-training {args.local_training}` applies to federated KGE "
             f"algorithms (got {algorithm})"
         )
+    if args.stop_after is not None and family == "kge" and algorithm in BASELINES:
+        raise ValueError(
+            f"`--stop-after {args.stop_after}` applies to federated algorithms "
+            f"(got {algorithm}: it trains each model to its end, checkpointing every "
+            "validation; `--rounds` caps its epochs)"
+        )
     if args.local_training == "batched" and args.sample_on == "device":
         raise ValueError(
             "`--sample-on device` cannot be combined with `--local-training "

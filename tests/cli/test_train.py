@@ -292,7 +292,9 @@ def test_resume_refuses_another_protocol_or_corruption(tmp_path, capsys, algorit
     argv += ["--rounds", "4", "--local-epochs", "1", "--dim", "8", "--eval-every", "2"]
     argv += ["--batch-size", "32", "--num-negatives", "4", "--quiet"]
     fede = ["--protocol", "fede", "--corrupt", "tail"]
-    assert main(argv + fede + ["--stop-after", "1"]) == 0
+    # a baseline has no rounds to stop after: its run ends, and is resumed the same
+    stop = ["--stop-after", "1"] if algorithm == "fede" else []
+    assert main(argv + fede + stop) == 0
     capsys.readouterr()
     assert main(argv + ["--protocol", "fedlu", "--corrupt", "tail", "--resume"]) == 2
     assert "eval_protocol" in capsys.readouterr().err
@@ -337,6 +339,20 @@ def test_train_cli_batched_errors_before_writing(tmp_path, capsys, algorithm, me
     argv = _small_run(tmp_path / "fed", out, algorithm, "--local-training", "batched")
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("algorithm", ["independent", "centralized"])
+def test_train_cli_baseline_refuses_stop_after(tmp_path, capsys, algorithm):
+    # a baseline has no rounds to stop after: the flag was once ignored and
+    # the run trained to its end
+    _write_federation(tmp_path / "fed")
+    out = tmp_path / "o"
+    argv = _small_run(tmp_path / "fed", out, algorithm, "--stop-after", "2")
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"`--stop-after 2` applies to federated algorithms (got {algorithm}" in err
+    assert len(err.strip().splitlines()) == 1
     assert not out.exists()
 
 

@@ -4,6 +4,7 @@ examples/fede_results_table.py prints from docs/results/*.json."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,40 @@ def test_repeat_table(fede_tables, tmp_path):
     ]  # fmt: skip
     # the repeat is not a run of its own in the other tables
     assert "repeat" not in fede_tables.tables(tmp_path)[1]
+
+
+def _paper_table(lines: list[str], caption: str) -> dict:
+    r"""``{(model, setting): [(MRR, H@1, H@5, H@10) per client]}`` of the
+    Markdown table printed just above ``caption`` in FedE's text."""
+    end = next(k for k, line in enumerate(lines) if line.startswith(caption))
+    rows: list[str] = []
+    k = end - 1
+    while not lines[k].strip():
+        k -= 1
+    while lines[k].startswith("|"):
+        rows.insert(0, lines[k])
+        k -= 1
+    table, model = {}, None
+    for row in rows[3:]:  # header, rule, metric names
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        model = cells[0].lower() or model
+        values = [float(re.sub(r"<[^>]*>|\*", "", c)) for c in cells[2:]]
+        table[(model, cells[1].lower())] = [tuple(values[i : i + 4]) for i in (0, 4, 8)]
+    return table
+
+
+def test_published_numbers_are_fedes_tables(fede_tables):
+    # every (model, setting, client) of Tables 3 and 4, as FedE's text prints them
+    text = ROOT.parent / "shared" / "papers" / "fede.txt"
+    if not text.is_file():
+        pytest.skip(f"{text} not found (FedE's text, ../shared beside the checkout)")
+    lines = text.read_text().split("\n")
+    for caption, data in (("Table 3:", "fb15k237-fed3"), ("Table 4:", "nell995-fed3")):
+        paper = _paper_table(lines, caption)
+        assert len(paper) == 12
+        ours = {
+            (m, s): fede_tables.PUBLISHED[data][m][s]
+            for m in fede_tables.MODELS
+            for s in fede_tables.SETTINGS
+        }
+        assert ours == paper
