@@ -195,9 +195,7 @@ class _GatheredModulus(torch.autograd.Function):
         return _GATHER_SET("forward", query, table, index)
 
     @staticmethod
-    def backward(
-        ctx: Any, grad: Tensor
-    ) -> tuple[Tensor | None, Tensor | None, None]:
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, Tensor | None, None]:
         query, table, index = ctx.saved_tensors
         need_q, need_t = ctx.needs_input_grad[:2]
         grad = grad.contiguous()
