@@ -426,24 +426,7 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, key, None) is None:
             setattr(args, key, value)
     algorithm = _check_args(args, family)
-    if args.local_training != "sequential" and (
-        family != "kge" or algorithm in BASELINES
-    ):
-        raise ValueError(
-            f"`--local-training {args.local_training}` applies to federated KGE "
-            f"algorithms (got {algorithm})"
-        )
-    if args.stop_after is not None and family == "kge" and algorithm in BASELINES:
-        raise ValueError(
-            f"`--stop-after {args.stop_after}` applies to federated algorithms "
-            f"(got {algorithm}: it trains each model to its end, checkpointing every "
-            "validation; `--rounds` caps its epochs)"
-        )
-    if args.local_training == "batched" and args.sample_on == "device":
-        raise ValueError(
-            "`--sample-on device` cannot be combined with `--local-training "
-            "batched` (batched training draws every client's samples on the host)"
-        )
+    _check_loop_options(args, family, algorithm)
     if args.threads > 0:
         import torch
 
@@ -477,6 +460,29 @@ def run(args: argparse.Namespace) -> int:
     if algorithm in BASELINES:
         return _run_baseline(args, algorithm, fed, given)
     return _run_federated(args, algorithm, fed, t0)
+
+
+def _check_loop_options(args: argparse.Namespace, family: str, algorithm: str) -> None:
+    r"""Refuses loop options that ``algorithm`` does not read, and the pair
+    that cannot be combined."""
+    if args.local_training != "sequential" and (
+        family != "kge" or algorithm in BASELINES
+    ):
+        raise ValueError(
+            f"`--local-training {args.local_training}` applies to federated KGE "
+            f"algorithms (got {algorithm})"
+        )
+    if args.stop_after is not None and family == "kge" and algorithm in BASELINES:
+        raise ValueError(
+            f"`--stop-after {args.stop_after}` applies to federated algorithms "
+            f"(got {algorithm}: it trains each model to its end, checkpointing every "
+            "validation; `--rounds` caps its epochs)"
+        )
+    if args.local_training == "batched" and args.sample_on == "device":
+        raise ValueError(
+            "`--sample-on device` cannot be combined with `--local-training "
+            "batched` (batched training draws every client's samples on the host)"
+        )
 
 
 def _resume_record(args: argparse.Namespace, algorithm: str) -> dict[str, Any]:
