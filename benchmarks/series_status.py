@@ -6,7 +6,8 @@ their ``progress.json`` (written after every round) and ``results.json``.
 
 One line per run: rounds done, mean training seconds of the last five rounds,
 the last validation MRRs (weighted, %; FedLU's global model after the slash),
-the best validation round, FedLU's distillation switches (the first round
+the best validation round, the round at which early stopping ends the run
+if no later validation beats it, FedLU's distillation switches (the first round
 each direction was on, ``g2l``: global→local, ``l2g``: local→global; gated
 runs start with both off), and whether the run has finished
 (``results.json`` newer than ``progress.json``).
@@ -58,6 +59,19 @@ def baseline_status(run: Path) -> str | None:
     return line
 
 
+def _earliest_stop(settings: dict[str, Any], best: int) -> int | None:
+    r"""The round at which early stopping ends the run if no validation
+    beats round ``best`` (``patience`` validations every ``eval_every``
+    rounds, at most ``rounds_max``); a strategy that reports progress
+    otherwise (FedLU) may run longer. :obj:`None` without patience."""
+    patience, every = settings.get("patience", 0), settings.get("eval_every", 0)
+    if not patience or not every:
+        return None
+    stop = best + patience * every
+    cap = settings.get("rounds_max")
+    return min(stop, cap) if cap else stop
+
+
 def status(run: Path) -> str | None:
     r"""One line on ``run`` (a baseline: :func:`baseline_status`), or
     ``None`` if it has no ``progress.json`` nor ``trainerK.pt``."""
@@ -67,7 +81,8 @@ def status(run: Path) -> str | None:
     if not progress.exists():
         return None
     with open(progress) as f:
-        hist = json.load(f)["history"]
+        doc = json.load(f)
+    hist, settings = doc["history"], doc.get("settings", {})
     if not hist:
         return f"{run.name}: no round finished"
     done = hist[-1]["round"]
@@ -80,6 +95,9 @@ def status(run: Path) -> str | None:
         best = max(evald, key=lambda h: h["valid"]["mrr"])
         curve = " ".join(f"r{h['round']}={_mrr(h)}" for h in evald[-3:])
         parts.append(f"valid {curve}; best r{best['round']}={_mrr(best)}")
+        stop = _earliest_stop(settings, best["round"])
+        if stop is not None and stop > done:
+            parts.append(f"earliest stop r{stop}")
     switched = [
         f"{name} on since r{on[0]}"
         for name, key in (("g2l", "mu_local"), ("l2g", "mu_global"))

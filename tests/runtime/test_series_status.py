@@ -34,6 +34,31 @@ def test_status_lines(tmp_path, load_script):
     assert qs.status(run) == line + ", l2g on since r7"
 
 
+def test_status_names_the_earliest_stop(tmp_path, load_script):
+    qs = load_script("benchmarks/series_status.py")
+    run = tmp_path / "nell995-fed3-rotate-fede"
+    run.mkdir()
+    hist = [{"round": r, "train_seconds": 40.0} for r in range(1, 21)]
+    for r, mrr in ((5, 0.30), (10, 0.35), (15, 0.34), (20, 0.33)):
+        hist[r - 1]["valid"] = {"mrr": mrr}
+    settings = {"patience": 15, "eval_every": 5, "rounds_max": 10000}
+    (run / "progress.json").write_text(
+        json.dumps({"settings": settings, "history": hist})
+    )
+    # best at round 10: 15 validations later, 10 + 15 * 5
+    assert qs.status(run).endswith("best r10=35.00, earliest stop r85")
+    settings["rounds_max"] = 50  # the cap comes first
+    (run / "progress.json").write_text(
+        json.dumps({"settings": settings, "history": hist})
+    )
+    assert qs.status(run).endswith("best r10=35.00, earliest stop r50")
+    settings["patience"] = 0  # no early stopping
+    (run / "progress.json").write_text(
+        json.dumps({"settings": settings, "history": hist})
+    )
+    assert qs.status(run).endswith("best r10=35.00")
+
+
 def test_baseline_status_from_trainer_checkpoints(tmp_path, load_script):
     import torch
 
