@@ -35,24 +35,13 @@ def _validation_seconds(history: list[Any]) -> list[float]:
 
 
 def summarise_run(folder: Path) -> dict[str, Any] | None:
-    r"""One run folder's costs, or :obj:`None` when it holds neither file."""
+    r"""One run folder's costs, or :obj:`None` when it holds neither file.
+    A federated run is read from its rounds in ``progress.json`` (it may
+    hold ``results.json`` too, once finished); a baseline, whose
+    ``progress.json`` holds no rounds, from ``results.json``."""
     results, progress = folder / "results.json", folder / "progress.json"
-    if results.exists():
-        doc = json.loads(results.read_text())
-        valid = _validation_seconds(doc.get("history", []))
-        return {
-            "run": folder.name,
-            "unit": "epoch",
-            "steps": int(doc["rounds"]),
-            "seconds_per_step": float(doc["seconds_per_round"]),
-            "first_step_seconds": None,
-            "seconds_per_validation": statistics.fmean(valid) if valid else None,
-            "validations": len(valid),
-        }
-    if progress.exists():
-        history = json.loads(progress.read_text())["history"]
-        if not history:
-            return None
+    history = json.loads(progress.read_text())["history"] if progress.exists() else []
+    if history:
         train = [float(h["train_seconds"]) for h in history]
         valid = _validation_seconds(history)
         return {
@@ -64,6 +53,18 @@ def summarise_run(folder: Path) -> dict[str, Any] | None:
             ),
             "first_step_seconds": train[0],
             "round_seconds": train,
+            "seconds_per_validation": statistics.fmean(valid) if valid else None,
+            "validations": len(valid),
+        }
+    if results.exists():
+        doc = json.loads(results.read_text())
+        valid = _validation_seconds(doc.get("history", []))
+        return {
+            "run": folder.name,
+            "unit": "epoch",
+            "steps": int(doc["rounds"]),
+            "seconds_per_step": float(doc["seconds_per_round"]),
+            "first_step_seconds": None,
             "seconds_per_validation": statistics.fmean(valid) if valid else None,
             "validations": len(valid),
         }

@@ -13,7 +13,7 @@
 # skipped and says so.
 #
 #   sh benchmarks/fede_device_cost.sh DATA OUTDIR [BUDGET] [DEVICE]
-#   python benchmarks/fede_device_cost.py OUTDIR      # the table
+#   python benchmarks/fede_device_cost.py "alone=OUTDIR"    # the table
 #
 # DATA is a partition folder (`fedgraph partition fb15k-237 --strategy
 # relation --clients 3 --seed 0 --out DATA`), DEVICE defaults to cuda.

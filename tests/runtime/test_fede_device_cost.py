@@ -113,6 +113,8 @@ def test_summary_against_hand_computations(tmp_path, load_script, capsys):
     ]
     rounds[1]["eval_seconds"] = 0.5
     _write(runs / "a-fede", "progress.json", {"settings": {}, "history": rounds})
+    # finished: its results file does not make it a baseline
+    _write(runs / "a-fede", "results.json", {"rounds": 3, "seconds_per_round": 5.0})
     # Single: one history per client
     history = [
         [{"epoch": 10, "eval_seconds": 0.2}],
@@ -120,6 +122,8 @@ def test_summary_against_hand_computations(tmp_path, load_script, capsys):
     ]
     _write(runs / "b-single", "results.json",
            {"rounds": 10, "seconds_per_round": 1.5, "history": history})  # fmt: skip
+    # a baseline's progress.json records its settings and no rounds
+    _write(runs / "b-single", "progress.json", {"settings": {}, "history": []})
     (runs / "c-empty").mkdir()  # neither file: no row
     out = tmp_path / "cost.json"
     assert (
