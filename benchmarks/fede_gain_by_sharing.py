@@ -1,0 +1,275 @@
+r"""Where federation helps: ranks each client's test triples with a finished
+Single (``--algorithm independent``) run's model and a finished federated
+run's model on the same partition, and splits the MRR of both by how many
+*other* clients train on the test triple's head and tail.
+
+FedE's server averages an entity's embedding over the clients that hold it,
+so what a client can gain from the federation reaches it through entities
+that other clients also train. A test triple whose head and tail no other
+client trains on gets nothing from the others directly (only through the
+shared entities its own training neighbours have). This script
+
+1. counts, for every global entity, the clients whose *training* triples
+   contain it;
+2. puts each test triple of client :math:`c` in the cell
+   ``(other clients training its head, other clients training its tail)``,
+   ``0 … C-1`` each;
+3. ranks the client's test triples with both models under the runs'
+   protocol (FedE's: tails, the client's training entities, its own filter;
+   for a FedE run the server's aggregated rows, the model the run tested)
+   and records per cell the count and both MRRs;
+4. with ``--local-rows``, also ranks with each federated client's own table
+   at that round (after its local training, before the server averages it:
+   the model FedLU's protocol scores), which separates what the averaged
+   rows cost a client from what the federated training gave it.
+
+The cells partition the test triples, so their count-weighted MRRs are the
+runs' own test MRRs (checked by ``tests/eval/test_fede_gain_by_sharing.py``).
+
+    python benchmarks/fede_gain_by_sharing.py runs/fede/nell995-fed3-rotate-fede \
+        --single runs/fede/nell995-fed3-rotate-single --local-rows \
+        --out docs/results/fede-gain-by-sharing-nell995-fed3-rotate.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import Tensor
+
+
+def _difficulty() -> Any:
+    r"""``benchmarks/fede_split_difficulty.py`` as a module (its model loading
+    and per-triple ranking)."""
+    path = Path(__file__).with_name("fede_split_difficulty.py")
+    spec = importlib.util.spec_from_file_location("fede_split_difficulty", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def trained_by(shards: list[Any], num_entities: int) -> Tensor:
+    r"""``[C, E]`` boolean: client ``c``'s training triples contain global
+    entity ``e``."""
+    held = torch.zeros(len(shards), num_entities, dtype=torch.bool)
+    for i, shard in enumerate(shards):
+        train = shard.graph.triples("train")
+        local = torch.cat([train[:, 0], train[:, 2]]).unique()
+        held[i, shard.entity_ids[local]] = True
+    return held
+
+
+def sharing_cells(test: Tensor, entity_ids: Tensor, others: Tensor) -> Tensor:
+    r"""``[n]`` cell ``C * others(head) + others(tail)`` of each local test
+    triple, ``others`` being ``[E]`` the number of *other* clients training
+    each global entity (``0 … C-1``)."""
+    size = int(others.max()) + 1 if others.numel() else 1
+    return others[entity_ids[test[:, 0]]] * size + others[entity_ids[test[:, 2]]]
+
+
+def client_cells(
+    cells: Tensor, rrs: dict[str, Tensor], num_clients: int
+) -> list[dict[str, Any]]:
+    r"""Per cell: the count and each model's MRR, ``mrr_<name>`` for every
+    ``name`` of ``rrs`` (``nan`` for an empty cell)."""
+    n = num_clients * num_clients
+    count = torch.bincount(cells, minlength=n)
+    sums = {
+        name: torch.zeros(n, dtype=torch.float64).index_add_(0, cells, rr)
+        for name, rr in rrs.items()
+    }
+    rows = []
+    for c in range(n):
+        k = int(count[c])
+        row = {"head_others": c // num_clients, "tail_others": c % num_clients, "n": k}
+        for name, total in sums.items():
+            row[f"mrr_{name}"] = float(total[c] / k) if k else float("nan")
+        rows.append(row)
+    return rows
+
+
+def _settings(single: Path, fed: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    r"""The two runs' recorded settings, or :class:`ValueError` with a
+    one-line message naming the file."""
+    docs = []
+    for run, role in ((single, "single"), (fed, "federated")):
+        path = run / "results.json"
+        if not path.is_file():
+            raise ValueError(f"{path} not found (a finished run's folder)")
+        s = json.loads(path.read_text())["settings"]
+        kind = s.get("setting", s.get("algorithm"))
+        if role == "single" and kind != "independent":
+            raise ValueError(
+                f"{path} is a {kind} run; --single takes a Single "
+                "(--algorithm independent) run"
+            )
+        if role == "federated" and kind in ("independent", "centralized"):
+            raise ValueError(
+                f"{path} is a {kind} run; give a federated run (FedE, FedProx, …)"
+            )
+        docs.append(s)
+    if docs[0]["protocol"]["name"] != docs[1]["protocol"]["name"]:
+        raise ValueError(
+            f"{single}/results.json and {fed}/results.json were evaluated "
+            "under different protocols"
+        )
+    return docs[0], docs[1]
+
+
+def _summary(clients: list[dict[str, Any]], key: str, private: bool | None) -> float:
+    r"""Count-weighted MRR over the clients' cells: all (``private`` None),
+    both entities trained by no other client (True), or the rest (False)."""
+    num = den = 0.0
+    for c in clients:
+        for cell in c["cells"]:
+            both_private = cell["head_others"] == 0 and cell["tail_others"] == 0
+            if cell["n"] and (private is None or both_private == private):
+                num += cell["n"] * cell[key]
+                den += cell["n"]
+    return num / den if den else float("nan")
+
+
+def _federated_models(run: Path, data: str, local_rows: bool) -> Any:
+    r"""``(client id, {name: model}, shard)`` per client of a federated run at
+    its best validation round: ``"federated"``, the model the run tested
+    (FedE's protocol: the server's aggregated rows), and with ``local_rows``
+    ``"local_rows"``, the client's own table after that round's local
+    training (FedLU's protocol scores this one)."""
+    import copy
+
+    from fedgraph.runtime.trained import load_trained_run
+
+    tr = load_trained_run(run, "best", data=data)
+    payloads = tr.strategy.configure_evaluate(0, list(tr.clients), "test")
+    for c, client in tr.clients.items():
+        models = {"federated": client.evaluation_model(payloads[c])}
+        if local_rows:
+            models["local_rows"] = copy.deepcopy(client.model)
+        yield c, models, client.shard
+
+
+def _rank_all(a: argparse.Namespace, s_single: dict[str, Any], protocol: Any) -> Any:
+    r"""``({name: {client: [n] reciprocal ranks}}, {client: shard}, data)``."""
+    m = _difficulty()
+    progress = {
+        r: json.loads((r / "progress.json").read_text())["settings"]
+        for r in (a.single, a.run)
+    }
+    data = a.data or progress[a.run]["data"]
+    rr: dict[str, dict[int, Tensor]] = {"single": {}}
+    shards: dict[int, Any] = {}
+    for cid, model, shard in m._models(a.single, s_single, progress[a.single], data):
+        rr["single"][cid] = m.reciprocal_ranks(model, shard.graph, protocol)
+    for cid, models, shard in _federated_models(a.run, data, a.local_rows):
+        for name, model in models.items():
+            rr.setdefault(name, {})[cid] = m.reciprocal_ranks(
+                model, shard.graph, protocol
+            )
+        shards[cid] = shard
+    return rr, shards, data
+
+
+def _client_report(
+    i: int, shard: Any, held: Tensor, rr: dict[str, Tensor]
+) -> dict[str, Any]:
+    others = held.sum(0) - held[i].long()
+    cells = sharing_cells(shard.graph.triples("test"), shard.entity_ids, others)
+    train = shard.graph.triples("train")
+    local = torch.cat([train[:, 0], train[:, 2]]).unique()
+    return {
+        "client": int(shard.client_id),
+        "test_triples": int(cells.numel()),
+        "training_entities": int(local.numel()),
+        "training_entities_shared": int((others[shard.entity_ids[local]] > 0).sum()),
+        **{f"mrr_{name}": float(v.mean()) for name, v in rr.items()},
+        "cells": client_cells(cells, rr, held.shape[0]),
+    }
+
+
+def _print_client(c: dict[str, Any]) -> None:
+    both = sum(x["n"] for x in c["cells"] if not x["head_others"] + x["tail_others"])
+    local = (
+        f" (own rows {100 * c['mrr_local_rows']:.2f})" if "mrr_local_rows" in c else ""
+    )
+    print(
+        f"client {c['client']}: MRR Single {100 * c['mrr_single']:.2f} -> "
+        f"federated {100 * c['mrr_federated']:.2f}{local}; training entities "
+        f"shared {100 * c['training_entities_shared'] / c['training_entities']:.1f} %; "
+        f"test triples with both entities private {100 * both / c['test_triples']:.1f} %"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("run", type=Path, help="a finished federated run folder")
+    ap.add_argument(
+        "--single", type=Path, required=True, help="a finished Single run folder"
+    )
+    ap.add_argument("--data", default=None, help="the partition (default: the run's)")
+    ap.add_argument(
+        "--local-rows",
+        action="store_true",
+        help="also rank with each federated client's own table (before averaging)",
+    )
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=None, help="JSON file to write")
+    a = ap.parse_args(argv)
+    try:
+        s_single, s_fed = _settings(a.single, a.run)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    torch.set_num_threads(a.threads)
+    from fedgraph.eval.protocol import resolve_protocol
+
+    protocol = resolve_protocol(s_fed["protocol"]["name"])
+    t0 = time.perf_counter()
+    rr, shards, data = _rank_all(a, s_single, protocol)
+    order = sorted(shards)
+    num_entities = 1 + max(int(shards[c].entity_ids.max()) for c in order)
+    held = trained_by([shards[c] for c in order], num_entities)
+    clients = []
+    for i, cid in enumerate(order):
+        clients.append(
+            _client_report(i, shards[cid], held, {k: v[cid] for k, v in rr.items()})
+        )
+        _print_client(clients[-1])
+    summary = {
+        f"{key}_{part}": _summary(clients, f"mrr_{key}", private)
+        for key in rr
+        for part, private in (("all", None), ("both_private", True), ("shared", False))
+    }
+    out = {
+        "run": str(a.run),
+        "single": str(a.single),
+        "data": str(data),
+        "protocol": protocol.to_dict(),
+        "weighted": summary,
+        "clients": clients,
+        "seconds": time.perf_counter() - t0,
+        "command": "python benchmarks/fede_gain_by_sharing.py "
+        + " ".join(argv if argv is not None else sys.argv[1:]),
+    }
+    print(
+        "weighted MRR, Single -> federated: all "
+        f"{100 * summary['single_all']:.2f} -> {100 * summary['federated_all']:.2f}; "
+        f"both entities private {100 * summary['single_both_private']:.2f} -> "
+        f"{100 * summary['federated_both_private']:.2f}; an entity shared "
+        f"{100 * summary['single_shared']:.2f} -> {100 * summary['federated_shared']:.2f}"
+    )
+    if a.out is not None:
+        from fedgraph.data.io import atomic_write_json
+
+        atomic_write_json(a.out, out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,132 @@
+r"""benchmarks/fede_gain_by_sharing.py: which clients train each entity, the
+sharing cells of the test triples, and per-cell MRRs that add up to the
+runs' own test MRRs."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+
+def _shard(entity_ids, train, test=None):
+    triples = {"train": torch.tensor(train), "test": torch.tensor(test or [[0, 0, 0]])}
+    graph = SimpleNamespace(triples=lambda split: triples[split])
+    return SimpleNamespace(entity_ids=torch.tensor(entity_ids), graph=graph)
+
+
+def test_trained_by_and_cells_by_hand(load_script):
+    m = load_script("benchmarks/fede_gain_by_sharing.py")
+    # client 0: local 0,1,2 = global 5,6,7, trains on 5 and 6 (7 only in test)
+    # client 1: local 0,1 = global 6,7, trains on both
+    # client 2: local 0,1 = global 6,8
+    a = _shard([5, 6, 7], [[0, 0, 1]], [[0, 0, 2], [1, 0, 0], [2, 0, 1]])
+    b = _shard([6, 7], [[0, 0, 1]])
+    c = _shard([6, 8], [[1, 0, 0]])
+    held = m.trained_by([a, b, c], 9)
+    assert held.nonzero().tolist() == [[0, 5], [0, 6], [1, 6], [1, 7], [2, 6], [2, 8]]
+    others = held.sum(0) - held[0].long()
+    assert others[[5, 6, 7, 8]].tolist() == [0, 2, 1, 1]
+    # (5,7): head 0 others, tail 1 -> 0*3+1; (6,5): 2*3+0; (7,6): 1*3+2
+    assert m.sharing_cells(a.graph.triples("test"), a.entity_ids, others).tolist() == [
+        1,
+        6,
+        5,
+    ]
+
+
+def test_client_cells_by_hand(load_script):
+    m = load_script("benchmarks/fede_gain_by_sharing.py")
+    cells = torch.tensor([0, 0, 3, 1])
+    single = torch.tensor([1.0, 0.5, 0.25, 0.2], dtype=torch.float64)
+    fed = torch.tensor([1.0, 1.0, 0.5, 0.1], dtype=torch.float64)
+    rows = m.client_cells(cells, {"single": single, "federated": fed}, 2)
+    assert [(r["head_others"], r["tail_others"], r["n"]) for r in rows] == [
+        (0, 0, 2),
+        (0, 1, 1),
+        (1, 0, 0),
+        (1, 1, 1),
+    ]
+    assert rows[0]["mrr_single"] == 0.75 and rows[0]["mrr_federated"] == 1.0
+    assert rows[1]["mrr_single"] == 0.2 and rows[3]["mrr_federated"] == 0.5
+    assert math.isnan(rows[2]["mrr_single"])
+
+
+def _train(tmp_path, algorithm, name, rounds, *extra):
+    from fedgraph.cli.main import main as fedgraph
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "federated"))
+    from fedlu_toy import write_toy_folders
+
+    if not (tmp_path / "toy").is_dir():
+        write_toy_folders(tmp_path / "toy")
+    args = ["train", "--data", str(tmp_path / "toy"), "--algorithm", algorithm]
+    args += ["--out", str(tmp_path / name), "--rounds", str(rounds), "--dim", "8"]
+    args += ["--eval-every", "1", "--batch-size", "32", "--num-negatives", "4"]
+    args += ["--protocol", "fede", "--corrupt", "tail", "--local-epochs", "1"]
+    assert fedgraph([*args, *extra, "--quiet"]) == 0
+    return tmp_path / name
+
+
+def test_the_script_reproduces_both_runs_mrr(tmp_path, load_script, capsys):
+    m = load_script("benchmarks/fede_gain_by_sharing.py")
+    runs = {a: _train(tmp_path, a, a, 2) for a in ("independent", "fede")}
+    out = tmp_path / "sharing.json"
+    argv = [str(runs["fede"]), "--single", str(runs["independent"]), "--out", str(out)]
+    assert m.main(argv) == 0
+    doc = json.loads(out.read_text())
+    single = json.loads((runs["independent"] / "results.json").read_text())
+    fed = json.loads((runs["fede"] / "results.json").read_text())
+    for c, rs, rf in zip(
+        doc["clients"], single["clients"], fed["clients"], strict=True
+    ):
+        assert c["mrr_single"] == pytest.approx(rs["mrr"], rel=1e-9)
+        assert c["mrr_federated"] == pytest.approx(rf["mrr"], rel=1e-9)
+        # the cells partition the test triples; count-weighted they give the MRRs
+        n = [x["n"] for x in c["cells"]]
+        assert sum(n) == c["test_triples"]
+        for key in ("mrr_single", "mrr_federated"):
+            got = sum(x["n"] * x[key] for x in c["cells"] if x["n"]) / sum(n)
+            assert got == pytest.approx(c[key], rel=1e-9)
+        assert 0 <= c["training_entities_shared"] <= c["training_entities"]
+    w = doc["weighted"]
+    assert w["single_all"] == pytest.approx(single["weighted"]["mrr"], rel=1e-9)
+    assert w["federated_all"] == pytest.approx(fed["weighted"]["mrr"], rel=1e-9)
+    assert "local_rows_all" not in w
+    assert not out.with_suffix(".json.tmp").exists()
+    capsys.readouterr()
+    # the runs the wrong way round, or a folder without results: exit 2, one line
+    assert m.main([str(runs["independent"]), "--single", str(runs["fede"])]) == 2
+    err = capsys.readouterr().err
+    assert "--single takes a Single" in err and err.count("\n") == 1
+    assert m.main([str(tmp_path / "none"), "--single", str(runs["independent"])]) == 2
+    assert "none/results.json not found" in capsys.readouterr().err
+
+
+def test_local_rows_are_what_local_evaluation_reports(tmp_path, load_script):
+    # one round: the same training whichever rows are scored, so the run
+    # evaluated with its clients' own tables is the reference for --local-rows
+    # (3 local epochs at lr 0.05 move the local rows enough to change ranks)
+    m = load_script("benchmarks/fede_gain_by_sharing.py")
+    steps = ("--lr", "0.05", "--local-epochs", "3")
+    single = _train(tmp_path, "independent", "single", 1)
+    fed = _train(tmp_path, "fede", "global", 1, *steps)
+    local = _train(tmp_path, "fede", "local", 1, *steps, "--evaluate-with", "local")
+    out = tmp_path / "sharing.json"
+    assert (
+        m.main([str(fed), "--single", str(single), "--local-rows", "--out", str(out)])
+        == 0
+    )
+    doc = json.loads(out.read_text())
+    ref = json.loads((local / "results.json").read_text())
+    assert ref["settings"]["protocol"]["model_scored"] == "local"
+    for c, rc in zip(doc["clients"], ref["clients"], strict=True):
+        assert c["mrr_local_rows"] == pytest.approx(rc["mrr"], rel=1e-9)
+        assert c["mrr_local_rows"] != pytest.approx(c["mrr_federated"], rel=1e-6)
+    w = doc["weighted"]["local_rows_all"]
+    assert w == pytest.approx(ref["weighted"]["mrr"], rel=1e-9)
