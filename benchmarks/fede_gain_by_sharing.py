@@ -55,23 +55,28 @@ def _difficulty() -> Any:
     return module
 
 
+def training_entities(shard: Any) -> Tensor:
+    r"""Local ids of the entities in ``shard``'s training triples."""
+    train = shard.graph.triples("train")
+    return torch.cat([train[:, 0], train[:, 2]]).unique()
+
+
 def trained_by(shards: list[Any], num_entities: int) -> Tensor:
     r"""``[C, E]`` boolean: client ``c``'s training triples contain global
     entity ``e``."""
     held = torch.zeros(len(shards), num_entities, dtype=torch.bool)
     for i, shard in enumerate(shards):
-        train = shard.graph.triples("train")
-        local = torch.cat([train[:, 0], train[:, 2]]).unique()
-        held[i, shard.entity_ids[local]] = True
+        held[i, shard.entity_ids[training_entities(shard)]] = True
     return held
 
 
-def sharing_cells(test: Tensor, entity_ids: Tensor, others: Tensor) -> Tensor:
+def sharing_cells(
+    test: Tensor, entity_ids: Tensor, others: Tensor, num_clients: int
+) -> Tensor:
     r"""``[n]`` cell ``C * others(head) + others(tail)`` of each local test
-    triple, ``others`` being ``[E]`` the number of *other* clients training
-    each global entity (``0 … C-1``)."""
-    size = int(others.max()) + 1 if others.numel() else 1
-    return others[entity_ids[test[:, 0]]] * size + others[entity_ids[test[:, 2]]]
+    triple (``C = num_clients``), ``others`` being ``[E]`` the number of
+    *other* clients training each global entity (``0 … C-1``)."""
+    return others[entity_ids[test[:, 0]]] * num_clients + others[entity_ids[test[:, 2]]]
 
 
 def client_cells(
@@ -180,9 +185,10 @@ def _client_report(
     i: int, shard: Any, held: Tensor, rr: dict[str, Tensor]
 ) -> dict[str, Any]:
     others = held.sum(0) - held[i].long()
-    cells = sharing_cells(shard.graph.triples("test"), shard.entity_ids, others)
-    train = shard.graph.triples("train")
-    local = torch.cat([train[:, 0], train[:, 2]]).unique()
+    cells = sharing_cells(
+        shard.graph.triples("test"), shard.entity_ids, others, held.shape[0]
+    )
+    local = training_entities(shard)
     return {
         "client": int(shard.client_id),
         "test_triples": int(cells.numel()),

@@ -33,11 +33,14 @@ def test_trained_by_and_cells_by_hand(load_script):
     others = held.sum(0) - held[0].long()
     assert others[[5, 6, 7, 8]].tolist() == [0, 2, 1, 1]
     # (5,7): head 0 others, tail 1 -> 0*3+1; (6,5): 2*3+0; (7,6): 1*3+2
-    assert m.sharing_cells(a.graph.triples("test"), a.entity_ids, others).tolist() == [
-        1,
-        6,
-        5,
-    ]
+    test = a.graph.triples("test")
+    assert m.sharing_cells(test, a.entity_ids, others, 3).tolist() == [1, 6, 5]
+    # without client 2, no entity of client 0 is trained by two others: the
+    # cells still read 3 * head + tail for 3 clients, not 2 * head + tail
+    fewer = m.trained_by([a, b, _shard([8], [[0, 0, 0]])], 9)
+    others = fewer.sum(0) - fewer[0].long()
+    assert int(others.max()) == 1
+    assert m.sharing_cells(test, a.entity_ids, others, 3).tolist() == [1, 3, 4]
 
 
 def test_client_cells_by_hand(load_script):
