@@ -13,10 +13,11 @@
 #
 # One run at a time, in this order: RotatE Single, FedE and fusion on
 # FB15k-237-Fed3 (the cheaper dataset per step on a CPU: 13k-entity client
-# tables against NELL-995-Fed3's 24-38k), the same on NELL-995-Fed3; Single
-# and FedE with TransE, DistMult and ComplEx on FB15k-237-Fed3 (a round of
-# these costs a tenth to a third of a RotatE round); Entire with the four
-# models on FB15k-237-Fed3; RotatE Entire and TransE on NELL-995-Fed3. Every
+# tables against NELL-995-Fed3's 24-38k), the same on NELL-995-Fed3; Single,
+# FedE and Entire with TransE on FB15k-237-Fed3, then on NELL-995-Fed3 (a
+# TransE step costs a third of a RotatE step); RotatE Entire on both; last,
+# Single, FedE and Entire with DistMult and ComplEx on FB15k-237-Fed3 (FedE's
+# Table 3 only). Every
 # run checkpoints under $RUNS (FedE: every round; Single/Entire: every
 # validation) and is started with --resume once its folder exists, so
 # rerunning this script continues where it stopped. A run is skipped when
@@ -111,15 +112,16 @@ fuse fb15k237-fed3
 train nell995-fed3-rotate-single nell-995-fed3 independent rotate
 train nell995-fed3-rotate-fede nell-995-fed3 fede rotate
 fuse nell995-fed3
-for model in transe distmult complex; do
+for data in fb15k237-fed3:fb15k-237-fed3 nell995-fed3:nell-995-fed3; do
+    for setting in single:independent fede:fede entire:centralized; do
+        train "${data%%:*}-transe-${setting%%:*}" "${data#*:}" "${setting#*:}" transe
+    done
+done
+train fb15k237-fed3-rotate-entire fb15k-237-fed3 centralized rotate
+train nell995-fed3-rotate-entire nell-995-fed3 centralized rotate
+for model in distmult complex; do
     train "fb15k237-fed3-$model-single" fb15k-237-fed3 independent "$model"
     train "fb15k237-fed3-$model-fede" fb15k-237-fed3 fede "$model"
-done
-for model in transe distmult complex rotate; do
     train "fb15k237-fed3-$model-entire" fb15k-237-fed3 centralized "$model"
 done
-train nell995-fed3-rotate-entire nell-995-fed3 centralized rotate
-train nell995-fed3-transe-single nell-995-fed3 independent transe
-train nell995-fed3-transe-fede nell-995-fed3 fede transe
-train nell995-fed3-transe-entire nell-995-fed3 centralized transe
 echo "$(date -u +%FT%TZ) all runs of benchmarks/fede_claims.sh finished"
