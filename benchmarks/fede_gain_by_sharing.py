@@ -103,29 +103,24 @@ def client_cells(
 def _settings(single: Path, fed: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     r"""The two runs' recorded settings, or :class:`ValueError` with a
     one-line message naming the file."""
-    docs = []
-    for run, role in ((single, "single"), (fed, "federated")):
-        path = run / "results.json"
-        if not path.is_file():
-            raise ValueError(f"{path} not found (a finished run's folder)")
-        s = json.loads(path.read_text())["settings"]
-        kind = s.get("setting", s.get("algorithm"))
-        if role == "single" and kind != "independent":
-            raise ValueError(
-                f"{path} is a {kind} run; --single takes a Single "
-                "(--algorithm independent) run"
-            )
-        if role == "federated" and kind in ("independent", "centralized"):
-            raise ValueError(
-                f"{path} is a {kind} run; give a federated run (FedE, FedProx, …)"
-            )
-        docs.append(s)
-    if docs[0]["protocol"]["name"] != docs[1]["protocol"]["name"]:
+    s_single, kind = _difficulty().run_settings(single)
+    if kind != "independent":
+        raise ValueError(
+            f"{single / 'results.json'} is a {kind} run; --single takes a Single "
+            "(--algorithm independent) run"
+        )
+    s_fed, kind = _difficulty().run_settings(fed)
+    if kind in ("independent", "centralized"):
+        raise ValueError(
+            f"{fed / 'results.json'} is a {kind} run; give a federated run "
+            "(FedE, FedProx, …)"
+        )
+    if s_single["protocol"]["name"] != s_fed["protocol"]["name"]:
         raise ValueError(
             f"{single}/results.json and {fed}/results.json were evaluated "
             "under different protocols"
         )
-    return docs[0], docs[1]
+    return s_single, s_fed
 
 
 def _summary(clients: list[dict[str, Any]], key: str, private: bool | None) -> float:

@@ -258,6 +258,17 @@ def _models(
         yield c, client.evaluation_model(payloads[c]), client.shard
 
 
+def run_settings(run: Path) -> tuple[dict[str, Any], str]:
+    r"""A finished run's recorded settings and its kind (``independent``,
+    ``centralized`` or the federated algorithm), or :class:`ValueError` with a
+    one-line message naming ``run/results.json`` when it is missing."""
+    path = run / "results.json"
+    if not path.is_file():
+        raise ValueError(f"{path} not found (a finished run's folder)")
+    s = json.loads(path.read_text())["settings"]
+    return s, s.get("setting") or s.get("algorithm")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("run", type=Path, help="a finished Single or federated run folder")
@@ -273,18 +284,15 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--seeds must be at least 1")
     if a.draws < 1:
         ap.error("--draws must be at least 1")
-    results = a.run / "results.json"
-    if not results.is_file():
-        print(f"error: {results} not found (a finished run's folder)", file=sys.stderr)
-        return 2
-    doc = json.loads(results.read_text())
-    s = doc["settings"]
-    if s.get("setting") == "centralized" or s.get("algorithm") == "centralized":
-        print(
-            f"error: {results} is a centralized (Entire) run; give a Single "
-            "(independent) or federated run",
-            file=sys.stderr,
-        )
+    try:
+        s, kind = run_settings(a.run)
+        if kind == "centralized":
+            raise ValueError(
+                f"{a.run / 'results.json'} is a centralized (Entire) run; give a "
+                "Single (independent) or federated run"
+            )
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
     torch.set_num_threads(a.threads)
     from fedgraph.eval.protocol import resolve_protocol
