@@ -21,7 +21,11 @@ shared entities its own training neighbours have). This script
 4. with ``--local-rows``, also ranks with each federated client's own table
    at that round (after its local training, before the server averages it:
    the model FedLU's protocol scores), which separates what the averaged
-   rows cost a client from what the federated training gave it.
+   rows cost a client from what the federated training gave it;
+5. records each client's part of its shared entities' training
+   occurrences (as head or tail) against the weight FedE's plain mean gives
+   it (``1 / holders``), over all its shared entities and over the entities
+   of its test triples that every client trains.
 
 The cells partition the test triples, so their count-weighted MRRs are the
 runs' own test MRRs (checked by ``tests/eval/test_fede_gain_by_sharing.py``).
@@ -61,13 +65,44 @@ def training_entities(shard: Any) -> Tensor:
     return torch.cat([train[:, 0], train[:, 2]]).unique()
 
 
+def occurrences(shards: list[Any], num_entities: int) -> Tensor:
+    r"""``[C, E]`` float64: how often global entity ``e`` is the head or the
+    tail of client ``c``'s training triples."""
+    occ = torch.zeros(len(shards), num_entities, dtype=torch.float64)
+    for i, shard in enumerate(shards):
+        train = shard.graph.triples("train")
+        ends = shard.entity_ids[torch.cat([train[:, 0], train[:, 2]])]
+        occ[i].index_add_(0, ends, torch.ones(ends.numel(), dtype=torch.float64))
+    return occ
+
+
 def trained_by(shards: list[Any], num_entities: int) -> Tensor:
     r"""``[C, E]`` boolean: client ``c``'s training triples contain global
     entity ``e``."""
-    held = torch.zeros(len(shards), num_entities, dtype=torch.bool)
-    for i, shard in enumerate(shards):
-        held[i, shard.entity_ids[training_entities(shard)]] = True
-    return held
+    return occurrences(shards, num_entities) > 0
+
+
+def occurrence_shares(i: int, occ: Tensor, test_ends: Tensor) -> dict[str, float]:
+    r"""Client ``i``'s part of its shared entities' training occurrences
+    against the weight FedE's plain mean gives it (``1 / holders``):
+    ``shared_entities`` averages over the entities it trains with at least
+    one other client, ``fully_shared_test`` over the head and tail of its test
+    triples whose two entities every client trains (``nan`` when none)."""
+    held = occ > 0
+    holders = held.sum(0)
+    share = occ[i] / occ.sum(0).clamp(min=1)
+    shared = held[i] & (holders > 1)
+    full = test_ends.view(-1, 2)
+    full = full[(holders[full] == occ.shape[0]).all(1)].flatten()
+    nan = float("nan")
+    return {
+        "shared_entities": float(share[shared].mean()) if shared.any() else nan,
+        "shared_entities_weight": float((1 / holders[shared]).mean())
+        if shared.any()
+        else nan,
+        "fully_shared_test": float(share[full].mean()) if full.numel() else nan,
+        "fully_shared_test_weight": 1 / occ.shape[0],
+    }
 
 
 def sharing_cells(
@@ -177,18 +212,20 @@ def _rank_all(a: argparse.Namespace, s_single: dict[str, Any], protocol: Any) ->
 
 
 def _client_report(
-    i: int, shard: Any, held: Tensor, rr: dict[str, Tensor]
+    i: int, shard: Any, occ: Tensor, rr: dict[str, Tensor]
 ) -> dict[str, Any]:
+    held = occ > 0
     others = held.sum(0) - held[i].long()
-    cells = sharing_cells(
-        shard.graph.triples("test"), shard.entity_ids, others, held.shape[0]
-    )
+    test = shard.graph.triples("test")
+    cells = sharing_cells(test, shard.entity_ids, others, held.shape[0])
     local = training_entities(shard)
+    ends = shard.entity_ids[test[:, [0, 2]]]
     return {
         "client": int(shard.client_id),
         "test_triples": int(cells.numel()),
         "training_entities": int(local.numel()),
         "training_entities_shared": int((others[shard.entity_ids[local]] > 0).sum()),
+        "occurrence_share": occurrence_shares(i, occ, ends.flatten()),
         **{f"mrr_{name}": float(v.mean()) for name, v in rr.items()},
         "cells": client_cells(cells, rr, held.shape[0]),
     }
@@ -203,7 +240,10 @@ def _print_client(c: dict[str, Any]) -> None:
         f"client {c['client']}: MRR Single {100 * c['mrr_single']:.2f} -> "
         f"federated {100 * c['mrr_federated']:.2f}{local}; training entities "
         f"shared {100 * c['training_entities_shared'] / c['training_entities']:.1f} %; "
-        f"test triples with both entities private {100 * both / c['test_triples']:.1f} %"
+        f"test triples with both entities private {100 * both / c['test_triples']:.1f} %; "
+        f"part of shared entities' occurrences {c['occurrence_share']['shared_entities']:.3f} "
+        f"(weight {c['occurrence_share']['shared_entities_weight']:.3f}), in fully shared "
+        f"test triples {c['occurrence_share']['fully_shared_test']:.3f}"
     )
 
 
@@ -235,11 +275,11 @@ def main(argv: list[str] | None = None) -> int:
     rr, shards, data = _rank_all(a, s_single, protocol)
     order = sorted(shards)
     num_entities = 1 + max(int(shards[c].entity_ids.max()) for c in order)
-    held = trained_by([shards[c] for c in order], num_entities)
+    occ = occurrences([shards[c] for c in order], num_entities)
     clients = []
     for i, cid in enumerate(order):
         clients.append(
-            _client_report(i, shards[cid], held, {k: v[cid] for k, v in rr.items()})
+            _client_report(i, shards[cid], occ, {k: v[cid] for k, v in rr.items()})
         )
         _print_client(clients[-1])
     summary = {

@@ -43,6 +43,29 @@ def test_trained_by_and_cells_by_hand(load_script):
     assert m.sharing_cells(test, a.entity_ids, others, 3).tolist() == [1, 3, 4]
 
 
+def test_occurrence_shares_by_hand(load_script):
+    m = load_script("benchmarks/fede_gain_by_sharing.py")
+    # client 0 trains (0,1), (1,1), (1,2): global 1 occurs 4 times, 0 and 2 once
+    # client 1 trains (1,2); client 2 trains (1,3)
+    a = _shard([0, 1, 2], [[0, 0, 1], [1, 0, 1], [1, 0, 2]], [[1, 0, 1], [0, 0, 1]])
+    b = _shard([1, 2], [[0, 0, 1]])
+    c = _shard([1, 3], [[0, 0, 1]])
+    occ = m.occurrences([a, b, c], 4)
+    assert occ.tolist() == [[1, 4, 1, 0], [0, 1, 1, 0], [0, 1, 0, 1]]
+    assert m.trained_by([a, b, c], 4).tolist() == (occ > 0).tolist()
+    ends = a.entity_ids[a.graph.triples("test")[:, [0, 2]]].flatten()
+    got = m.occurrence_shares(0, occ, ends)
+    # shared entities 1 (4 of 6 occurrences, 3 holders) and 2 (1 of 2, 2 holders);
+    # only the test triple (1,1) has both entities trained by all three clients
+    assert got["shared_entities"] == pytest.approx((4 / 6 + 1 / 2) / 2)
+    assert got["shared_entities_weight"] == pytest.approx((1 / 3 + 1 / 2) / 2)
+    assert got["fully_shared_test"] == pytest.approx(4 / 6)
+    assert got["fully_shared_test_weight"] == pytest.approx(1 / 3)
+    got = m.occurrence_shares(1, occ, b.entity_ids[[0, 1]])  # test triple (1,2)
+    assert got["shared_entities"] == pytest.approx((1 / 6 + 1 / 2) / 2)
+    assert math.isnan(got["fully_shared_test"])  # entity 2 has two holders
+
+
 def test_client_cells_by_hand(load_script):
     m = load_script("benchmarks/fede_gain_by_sharing.py")
     cells = torch.tensor([0, 0, 3, 1])
@@ -97,6 +120,9 @@ def test_the_script_reproduces_both_runs_mrr(tmp_path, load_script, capsys):
             got = sum(x["n"] * x[key] for x in c["cells"] if x["n"]) / sum(n)
             assert got == pytest.approx(c[key], rel=1e-9)
         assert 0 <= c["training_entities_shared"] <= c["training_entities"]
+        share = c["occurrence_share"]
+        assert 0 < share["shared_entities"] < 1
+        assert 0 < share["shared_entities_weight"] <= 0.5
     w = doc["weighted"]
     assert w["single_all"] == pytest.approx(single["weighted"]["mrr"], rel=1e-9)
     assert w["federated_all"] == pytest.approx(fed["weighted"]["mrr"], rel=1e-9)
