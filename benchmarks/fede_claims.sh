@@ -16,8 +16,8 @@
 # tables against NELL-995-Fed3's 24-38k), the same on NELL-995-Fed3; Single,
 # FedE and Entire with TransE on FB15k-237-Fed3, then on NELL-995-Fed3 (a
 # TransE step costs a third of a RotatE step); RotatE Entire on both; last,
-# Single, FedE and Entire with DistMult and ComplEx on FB15k-237-Fed3 (FedE's
-# Table 3 only). Every
+# Single, FedE and Entire with DistMult and ComplEx on FB15k-237-Fed3, then
+# on NELL-995-Fed3. Every
 # run checkpoints under $RUNS (FedE: every round; Single/Entire: every
 # validation) and is started with --resume once its folder exists, so
 # rerunning this script continues where it stopped. A run is skipped when
@@ -119,9 +119,11 @@ for data in fb15k237-fed3:fb15k-237-fed3 nell995-fed3:nell-995-fed3; do
 done
 train fb15k237-fed3-rotate-entire fb15k-237-fed3 centralized rotate
 train nell995-fed3-rotate-entire nell-995-fed3 centralized rotate
-for model in distmult complex; do
-    train "fb15k237-fed3-$model-single" fb15k-237-fed3 independent "$model"
-    train "fb15k237-fed3-$model-fede" fb15k-237-fed3 fede "$model"
-    train "fb15k237-fed3-$model-entire" fb15k-237-fed3 centralized "$model"
+for data in fb15k237-fed3:fb15k-237-fed3 nell995-fed3:nell-995-fed3; do
+    for model in distmult complex; do
+        for setting in single:independent fede:fede entire:centralized; do
+            train "${data%%:*}-$model-${setting%%:*}" "${data#*:}" "${setting#*:}" "$model"
+        done
+    done
 done
 echo "$(date -u +%FT%TZ) all runs of benchmarks/fede_claims.sh finished"

@@ -79,7 +79,7 @@ def test_fresh_series_runs_everything_in_order(tmp_path):
         + _trains("nell995-fed3", ROTATE) + ["fuse nell995-fed3-rotate-fede"]
         + _trains("fb15k237-fed3", TRANSE) + _trains("nell995-fed3", TRANSE)
         + ["train fb15k237-fed3-rotate-entire", "train nell995-fed3-rotate-entire"]
-        + _trains("fb15k237-fed3", OTHERS)
+        + _trains("fb15k237-fed3", OTHERS) + _trains("nell995-fed3", OTHERS)
     )  # fmt: skip
     assert lines == expected
     # a second pass finds every run folder finished: nothing is started again
