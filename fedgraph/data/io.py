@@ -241,6 +241,12 @@ def atomic_torch_save(obj: Any, path: str | os.PathLike[str]) -> None:
     _atomic_write(path, lambda tmp: torch.save(obj, tmp))
 
 
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    r"""``text`` to ``path`` atomically (temporary file + ``os.replace``):
+    readers never see a half-written file."""
+    _atomic_write(path, lambda tmp: tmp.write_text(text))
+
+
 def atomic_write_json(
     path: str | os.PathLike[str],
     doc: Any,
@@ -266,6 +272,7 @@ __all__ = [
     "lookup",
     "duplicate_rows",
     "sha256_file",
+    "atomic_write_text",
     "atomic_write_json",
     "atomic_torch_save",
     "cpu_copy",

@@ -23,8 +23,8 @@ def test_docs_quote_the_results_files(fede_tables):
         if table.count("\n") == 1:
             continue  # a header without rows: no such results yet
         assert table in doc, (
-            "docs/papers/fede-claims.md is out of date with docs/results/*.json: paste "
-            "the output of `python examples/fede_results_table.py`"
+            "docs/papers/fede-claims.md is out of date with docs/results/*.json: run "
+            "`python examples/fede_results_table.py --update docs/papers/fede-claims.md`"
         )
 
 
@@ -58,7 +58,8 @@ def test_tables_from_synthetic_results(fede_tables, tmp_path):
         "weighted_federated": {"mrr": 0.3975},
     }
     (tmp_path / "fede-nell995-fed3-rotate-fusion.json").write_text(json.dumps(fusion))
-    fb, nell, gain, fused, repeat = fede_tables.tables(tmp_path)
+    fb, nell, gain, entire, fused, repeat = fede_tables.tables(tmp_path)
+    assert entire.count("\n") == 1  # header only: no Entire run
     assert repeat.count("\n") == 1  # header only: no repeated run
     assert fb.count("\n") == 1  # header only: no FB15k-237-Fed3 file
     rows = nell.splitlines()[2:]
@@ -89,6 +90,52 @@ def test_tables_from_synthetic_results(fede_tables, tmp_path):
         "| NELL-995-Fed3 | 37.50 | 39.75 | 42.50 | +2.75 | 42.89 | 44.33 |"
     )
     assert "+1.44" in f
+
+
+def test_entire_table(fede_tables, tmp_path):
+    entire = _run([0.52, 0.40, 0.30])
+    (tmp_path / "fede-nell995-fed3-rotate-entire.json").write_text(json.dumps(entire))
+    fede = _run([0.55, 0.38, 0.33], best_round=15)
+    (tmp_path / "fede-nell995-fed3-rotate-fede.json").write_text(json.dumps(fede))
+    # an Entire run without its FedE run has no row
+    (tmp_path / "fede-fb15k237-fed3-transe-entire.json").write_text(json.dumps(entire))
+    rows = fede_tables.tables(tmp_path)[3].splitlines()[2:]
+    # Table 4, RotatE: Entire 52.15 / 37.75 / 37.85, FedE 53.12 / 37.71 / 38.28
+    assert rows == [
+        "| NELL-995-Fed3 | RotatE | 1 | 52.00 | 55.00 | +3.00 | +0.97 | yes / yes |",
+        "| NELL-995-Fed3 | RotatE | 2 | 40.00 | 38.00 | -2.00 | -0.04 | no / no |",
+        "| NELL-995-Fed3 | RotatE | 3 | 30.00 | 33.00 | +3.00 | +0.43 | yes / yes |",
+        # means: 40.67 -> 42.00; Table 4's 42.58 -> 43.04
+        "| NELL-995-Fed3 | RotatE | mean | 40.67 | 42.00 | +1.33 | +0.45 | 2 / 2 of 3 clients |",
+    ]  # fmt: skip
+
+
+def test_update_replaces_the_tables_under_their_captions(fede_tables, tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    single = _run([0.50, 0.40, 0.30])
+    (results / "fede-nell995-fed3-rotate-single.json").write_text(json.dumps(single))
+    doc = tmp_path / "doc.md"
+    doc.write_text(
+        "Intro.\n\nNELL-995-Fed3, test (%):\n\n| old |\n|---|\n| stale |\n\nText.\n\n"
+        "The same run repeated (the same command):\n\n\nEnd.\n"
+    )
+    done = fede_tables.update(doc, results)
+    assert done == ["NELL-995-Fed3, test (%)", "The same run repeated"]
+    tables = fede_tables.tables(results)
+    assert doc.read_text() == (
+        f"Intro.\n\nNELL-995-Fed3, test (%):\n\n{tables[1]}\n\nText.\n\n"
+        f"The same run repeated (the same command):\n\n{tables[5]}\n\nEnd.\n"
+    )
+    # a table with rows and no caption to put it under: one-line error, exit 2,
+    # the document untouched
+    before = doc.read_text()
+    (results / "fede-fb15k237-fed3-rotate-single.json").write_text(json.dumps(single))
+    with pytest.raises(ValueError, match="'FB15k-237-Fed3, test \\(%\\)'"):
+        fede_tables.update(doc, results)
+    argv = ["--results", str(results), "--update", str(doc)]
+    assert fede_tables.main(argv) == 2
+    assert doc.read_text() == before
 
 
 def test_repeat_table(fede_tables, tmp_path):

@@ -44,7 +44,9 @@ esac
 
 ROTATE = ["rotate-single", "rotate-fede"]
 TRANSE = ["transe-single", "transe-fede", "transe-entire"]
-OTHERS = [f"{m}-{s}" for m in ("distmult", "complex") for s in ("single", "fede", "entire")]
+OTHERS = [
+    f"{m}-{s}" for m in ("distmult", "complex") for s in ("single", "fede", "entire")
+]
 
 
 def _run(tmp_path: Path, recorded: list[str], **env: str) -> list[str]:
