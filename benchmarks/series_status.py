@@ -12,9 +12,11 @@ each direction was on, ``g2l``: global→local, ``l2g``: local→global; gated
 runs start with both off), and whether the run has finished
 (``results.json`` newer than ``progress.json``).
 
-A baseline run (``--algorithm independent`` / ``centralized``: no
-``progress.json``) gets one entry per ``trainerK.pt`` checkpoint: epochs done,
-mean training seconds per epoch, the last validation MRRs and the best epoch.
+A baseline run (``--algorithm independent`` / ``centralized``) gets one
+entry per ``trainerK.pt`` checkpoint: epochs done, mean training seconds per
+epoch, the last validation MRRs, the best epoch and, when its
+``progress.json`` records the patience, the epoch at which early stopping
+ends that trainer if no later validation beats the best.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ def baseline_status(run: Path) -> str | None:
     files = sorted(run.glob("trainer*.pt"), key=lambda p: int(p.stem[7:] or 0))
     if not files:
         return None
+    progress = run / "progress.json"
+    settings = json.loads(progress.read_text())["settings"] if progress.exists() else {}
+    settings = {**settings, "rounds_max": settings.get("rounds")}
     parts = []
     for path in files:
         state = torch.load(path, weights_only=False, map_location="cpu")
@@ -50,6 +55,9 @@ def baseline_status(run: Path) -> str | None:
                 f"e{h['epoch']}={100 * h['valid']['mrr']:.2f}" for h in hist[-3:]
             )
             text += f", valid {curve}; best e{state['best_epoch']}={100 * state['best_mrr']:.2f}"
+            stop = _earliest_stop(settings, state["best_epoch"])
+            if stop is not None and stop > epoch:
+                text += f", earliest stop e{stop}"
         parts.append(text)
     line = f"{run.name}: " + "; ".join(parts)
     res = run / "results.json"

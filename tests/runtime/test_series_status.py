@@ -77,3 +77,11 @@ def test_baseline_status_from_trainer_checkpoints(tmp_path, load_script):
         "fb15k237-fed3-rotate-single: trainer0 epoch 20, 20 s/epoch, valid "
         "e10=38.51 e20=41.00; best e20=41.00; trainer1 epoch 0, 0 s/epoch"
     )
+    # with the run's settings: patience 15 validations every 10 epochs after
+    # the best epoch 20, at most 100 epochs
+    settings = {"eval_every": 10, "patience": 15, "rounds": 10000}
+    (run / "progress.json").write_text(json.dumps({"settings": settings}))
+    assert "best e20=41.00, earliest stop e170; trainer1" in qs.status(run)
+    settings["rounds"] = 100
+    (run / "progress.json").write_text(json.dumps({"settings": settings}))
+    assert "best e20=41.00, earliest stop e100; trainer1" in qs.status(run)
