@@ -268,35 +268,39 @@ def gain_table(runs: dict) -> str:
         "| gain FedE's tables (%) | FedE beats Single |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for data, label in DATASETS.items():
-        for model in MODELS:
-            single = runs.get((data, model, "single"))
-            fede = runs.get((data, model, "fede"))
-            if single is None or fede is None:
-                continue
-            pub_s = PUBLISHED[data][model]["single"]
-            pub_f = PUBLISHED[data][model]["fede"]
-            ours, theirs = [], []
-            for cs, cf in zip(single["clients"], fede["clients"], strict=True):
-                k = int(cs["client"])
-                g = 100 * (cf["mrr"] / cs["mrr"] - 1)
-                p = 100 * (pub_f[k][0] / pub_s[k][0] - 1)
-                ours.append(g)
-                theirs.append(p)
-                lines.append(
-                    f"| {label} | {MODELS[model]} | {k + 1} | {_pct(cs['mrr'])} | "
-                    f"{_pct(cf['mrr'])} | {g:+.1f} | {p:+.1f} | "
-                    f"{'yes' if cf['mrr'] > cs['mrr'] else 'no'} |"
-                )
-            text = f" (text: +{PUBLISHED_GAIN[data]})" if model == "rotate" else ""
-            mean_ours = sum(ours) / len(ours)
-            mean_theirs = sum(theirs) / len(theirs)
+    for data, model, single, fede, pub_s, pub_f in _pairs(runs, "single"):
+        label = f"| {DATASETS[data]} | {MODELS[model]}"
+        ours, theirs = [], []
+        for cs, cf in zip(single["clients"], fede["clients"], strict=True):
+            k = int(cs["client"])
+            g = 100 * (cf["mrr"] / cs["mrr"] - 1)
+            p = 100 * (pub_f[k][0] / pub_s[k][0] - 1)
+            ours.append(g)
+            theirs.append(p)
             lines.append(
-                f"| {label} | {MODELS[model]} | mean | – | – | {mean_ours:+.1f} | "
-                f"{mean_theirs:+.1f}{text} | "
-                f"{'every client' if all(g > 0 for g in ours) else 'not every client'} |"
+                f"{label} | {k + 1} | {_pct(cs['mrr'])} | {_pct(cf['mrr'])} | "
+                f"{g:+.1f} | {p:+.1f} | {'yes' if cf['mrr'] > cs['mrr'] else 'no'} |"
             )
+        text = f" (text: +{PUBLISHED_GAIN[data]})" if model == "rotate" else ""
+        mean_ours = sum(ours) / len(ours)
+        mean_theirs = sum(theirs) / len(theirs)
+        lines.append(
+            f"{label} | mean | – | – | {mean_ours:+.1f} | {mean_theirs:+.1f}{text} | "
+            f"{'every client' if all(g > 0 for g in ours) else 'not every client'} |"
+        )
     return "\n".join(lines)
+
+
+def _pairs(runs: dict, base: str) -> Any:
+    r"""``(data, model, base run, FedE run, FedE's tables' base rows, FedE's
+    tables' FedE rows)`` for every data set and model with both results, in
+    the tables' order."""
+    for data in DATASETS:
+        for model in MODELS:
+            first, fede = runs.get((data, model, base)), runs.get((data, model, "fede"))
+            if first is not None and fede is not None:
+                pub = PUBLISHED[data][model]
+                yield data, model, first, fede, pub[base], pub["fede"]
 
 
 def entire_table(runs: dict) -> str:
@@ -308,34 +312,25 @@ def entire_table(runs: dict) -> str:
         "| FedE − Entire FedE's tables | FedE beats Entire (ours / FedE's tables) |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for data, label in DATASETS.items():
-        for model in MODELS:
-            entire = runs.get((data, model, "entire"))
-            fede = runs.get((data, model, "fede"))
-            if entire is None or fede is None:
-                continue
-            pub_e = PUBLISHED[data][model]["entire"]
-            pub_f = PUBLISHED[data][model]["fede"]
-            wins = [0, 0]
-            for ce, cf in zip(entire["clients"], fede["clients"], strict=True):
-                k = int(ce["client"])
-                ours, theirs = cf["mrr"] > ce["mrr"], pub_f[k][0] > pub_e[k][0]
-                wins = [wins[0] + ours, wins[1] + theirs]
-                lines.append(
-                    f"| {label} | {MODELS[model]} | {k + 1} | {_pct(ce['mrr'])} | "
-                    f"{_pct(cf['mrr'])} | {_delta(cf['mrr'], ce['mrr'])} | "
-                    f"{_delta(pub_f[k][0], pub_e[k][0])} | "
-                    f"{'yes' if ours else 'no'} / {'yes' if theirs else 'no'} |"
-                )
-            n = len(entire["clients"])
-            me, mf = _client_mean(entire, "mrr"), _client_mean(fede, "mrr")
-            pe = sum(c[0] for c in pub_e) / len(pub_e)
-            pf = sum(c[0] for c in pub_f) / len(pub_f)
+    for data, model, entire, fede, pub_e, pub_f in _pairs(runs, "entire"):
+        label = f"| {DATASETS[data]} | {MODELS[model]}"
+        wins = [0, 0]
+        for ce, cf in zip(entire["clients"], fede["clients"], strict=True):
+            k = int(ce["client"])
+            ours, theirs = cf["mrr"] > ce["mrr"], pub_f[k][0] > pub_e[k][0]
+            wins = [wins[0] + ours, wins[1] + theirs]
             lines.append(
-                f"| {label} | {MODELS[model]} | mean | {_pct(me)} | {_pct(mf)} | "
-                f"{_delta(mf, me)} | {_delta(pf, pe)} | "
-                f"{wins[0]} / {wins[1]} of {n} clients |"
+                f"{label} | {k + 1} | {_pct(ce['mrr'])} | {_pct(cf['mrr'])} | "
+                f"{_delta(cf['mrr'], ce['mrr'])} | {_delta(pub_f[k][0], pub_e[k][0])} | "
+                f"{'yes' if ours else 'no'} / {'yes' if theirs else 'no'} |"
             )
+        me, mf = _client_mean(entire, "mrr"), _client_mean(fede, "mrr")
+        pe = sum(c[0] for c in pub_e) / len(pub_e)
+        pf = sum(c[0] for c in pub_f) / len(pub_f)
+        lines.append(
+            f"{label} | mean | {_pct(me)} | {_pct(mf)} | {_delta(mf, me)} | "
+            f"{_delta(pf, pe)} | {wins[0]} / {wins[1]} of {len(pub_e)} clients |"
+        )
     return "\n".join(lines)
 
 
