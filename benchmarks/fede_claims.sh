@@ -92,6 +92,12 @@ train() {  # NAME DATA ALGORITHM MODEL
     echo "$(date -u +%FT%TZ) $1: exit $?"
 }
 
+train3() {  # NAME-PREFIX DATA MODEL: Single, FedE and Entire
+    for setting in single:independent fede:fede entire:centralized; do
+        train "$1-$3-${setting%%:*}" "$2" "${setting#*:}" "$3"
+    done
+}
+
 fuse() {  # DATASET-PREFIX
     fed="$RUNS/$1-rotate-fede"
     single="$RUNS/$1-rotate-single"
@@ -112,18 +118,14 @@ fuse fb15k237-fed3
 train nell995-fed3-rotate-single nell-995-fed3 independent rotate
 train nell995-fed3-rotate-fede nell-995-fed3 fede rotate
 fuse nell995-fed3
-for data in fb15k237-fed3:fb15k-237-fed3 nell995-fed3:nell-995-fed3; do
-    for setting in single:independent fede:fede entire:centralized; do
-        train "${data%%:*}-transe-${setting%%:*}" "${data#*:}" "${setting#*:}" transe
-    done
-done
+train3 fb15k237-fed3 fb15k-237-fed3 transe
+train3 nell995-fed3 nell-995-fed3 transe
 train fb15k237-fed3-rotate-entire fb15k-237-fed3 centralized rotate
 train nell995-fed3-rotate-entire nell-995-fed3 centralized rotate
-for data in fb15k237-fed3:fb15k-237-fed3 nell995-fed3:nell-995-fed3; do
-    for model in distmult complex; do
-        for setting in single:independent fede:fede entire:centralized; do
-            train "${data%%:*}-$model-${setting%%:*}" "${data#*:}" "${setting#*:}" "$model"
-        done
-    done
+for model in distmult complex; do
+    train3 fb15k237-fed3 fb15k-237-fed3 "$model"
+done
+for model in distmult complex; do
+    train3 nell995-fed3 nell-995-fed3 "$model"
 done
 echo "$(date -u +%FT%TZ) all runs of benchmarks/fede_claims.sh finished"

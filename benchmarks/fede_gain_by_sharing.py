@@ -38,6 +38,7 @@ runs' own test MRRs (checked by ``tests/eval/test_fede_gain_by_sharing.py``).
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import sys
@@ -49,6 +50,7 @@ import torch
 from torch import Tensor
 
 
+@functools.cache
 def _difficulty() -> Any:
     r"""``benchmarks/fede_split_difficulty.py`` as a module (its model loading
     and per-triple ranking)."""
@@ -57,12 +59,6 @@ def _difficulty() -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def training_entities(shard: Any) -> Tensor:
-    r"""Local ids of the entities in ``shard``'s training triples."""
-    train = shard.graph.triples("train")
-    return torch.cat([train[:, 0], train[:, 2]]).unique()
 
 
 def occurrences(shards: list[Any], num_entities: int) -> Tensor:
@@ -218,13 +214,12 @@ def _client_report(
     others = held.sum(0) - held[i].long()
     test = shard.graph.triples("test")
     cells = sharing_cells(test, shard.entity_ids, others, held.shape[0])
-    local = training_entities(shard)
     ends = shard.entity_ids[test[:, [0, 2]]]
     return {
         "client": int(shard.client_id),
         "test_triples": int(cells.numel()),
-        "training_entities": int(local.numel()),
-        "training_entities_shared": int((others[shard.entity_ids[local]] > 0).sum()),
+        "training_entities": int(held[i].sum()),
+        "training_entities_shared": int((held[i] & (others > 0)).sum()),
         "occurrence_share": occurrence_shares(i, occ, ends.flatten()),
         **{f"mrr_{name}": float(v.mean()) for name, v in rr.items()},
         "cells": client_cells(cells, rr, held.shape[0]),

@@ -259,7 +259,7 @@ def atomic_write_json(
     (temporary file + ``os.replace``); ``indent``, ``default`` and
     ``sort_keys`` as in :func:`json.dumps`."""
     text = json.dumps(doc, indent=indent, default=default, sort_keys=sort_keys) + "\n"
-    _atomic_write(path, lambda tmp: tmp.write_text(text))
+    atomic_write_text(path, text)
 
 
 __all__ = [
