@@ -2,7 +2,7 @@
 # FedE's own claims on its own data (FedE, Chen et al. IJCKG 2021, Tables 3-5):
 # Single (--algorithm independent), Entire (centralized) and FedE with RotatE
 # and TransE on FB15k-237-Fed3 and NELL-995-Fed3, DistMult and ComplEx on
-# FB15k-237-Fed3, and FedE's model fusion for RotatE, all under FedE's
+# both (FB15k-237-Fed3 first), and FedE's model fusion for RotatE, all under FedE's
 # evaluation protocol (--protocol fede: tails only, among the client's
 # training entities, the client's own filter, the server's aggregated rows
 # for FedE) and FedE's settings: self-adversarial loss (alpha 1), gamma 10,
