@@ -196,11 +196,14 @@ def _delta(ours: float, published: float) -> str:
     return f"{100 * (ours - published):+.2f}"
 
 
-def _length(doc: dict[str, Any]) -> str:
+def _length(doc: dict[str, Any], setting: str) -> str:
     clients = doc.get("clients", [])
     if "best_round" in doc:
         return f"round {doc['best_round']} of {doc['rounds']}"
     epochs = [c.get("best_epoch") for c in clients]
+    if setting == "entire" and clients and epochs[0] is not None:
+        # one pooled model: every client row carries its best epoch
+        return f"epoch {epochs[0]} of {clients[0].get('epochs')}"
     if all(e is not None for e in epochs):
         total = "/".join(str(c.get("epochs")) for c in clients)
         return "epochs " + "/".join(str(e) for e in epochs) + f" of {total}"
@@ -234,7 +237,7 @@ def client_table(runs: dict, data: str) -> str:
                 lines.append(
                     f"| {MODELS[model]} | {SETTINGS[setting]} | {k + 1} | "
                     + " | ".join(cells)
-                    + f" | {_length(doc)} | {link} |"
+                    + f" | {_length(doc, setting)} | {link} |"
                 )
             w = doc["weighted"]
             cells = []
@@ -243,7 +246,7 @@ def client_table(runs: dict, data: str) -> str:
             lines.append(
                 f"| {MODELS[model]} | {SETTINGS[setting]} | weighted | "
                 + " | ".join(cells)
-                + f" | {_length(doc)} | {link} |"
+                + f" | {_length(doc, setting)} | {link} |"
             )
             # FedE publishes per-client numbers only: the unweighted mean
             # over clients is the figure both tables give
@@ -255,7 +258,7 @@ def client_table(runs: dict, data: str) -> str:
             lines.append(
                 f"| {MODELS[model]} | {SETTINGS[setting]} | mean of clients | "
                 + " | ".join(cells)
-                + f" | {_length(doc)} | {link} |"
+                + f" | {_length(doc, setting)} | {link} |"
             )
     return "\n".join(lines)
 

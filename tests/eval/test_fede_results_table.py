@@ -94,6 +94,8 @@ def test_tables_from_synthetic_results(fede_tables, tmp_path):
 
 def test_entire_table(fede_tables, tmp_path):
     entire = _run([0.52, 0.40, 0.30])
+    for c in entire["clients"]:  # one pooled model: the same epochs on every row
+        c.update(best_epoch=90, epochs=240)
     (tmp_path / "fede-nell995-fed3-rotate-entire.json").write_text(json.dumps(entire))
     fede = _run([0.55, 0.38, 0.33], best_round=15)
     (tmp_path / "fede-nell995-fed3-rotate-fede.json").write_text(json.dumps(fede))
@@ -108,6 +110,12 @@ def test_entire_table(fede_tables, tmp_path):
         # means: 40.67 -> 42.00; Table 4's 42.58 -> 43.04
         "| NELL-995-Fed3 | RotatE | mean | 40.67 | 42.00 | +1.33 | +0.45 | 2 / 2 of 3 clients |",
     ]  # fmt: skip
+    # the client table names the pooled model's epoch once, not once per client
+    nell = fede_tables.tables(tmp_path)[1].splitlines()[2:]
+    assert all(r.endswith("| epoch 90 of 240 | [`fede-nell995-fed3-rotate-entire.json`]"
+                          "(../results/fede-nell995-fed3-rotate-entire.json) |")
+               for r in nell if "| Entire |" in r)  # fmt: skip
+    assert sum("| Entire |" in r for r in nell) == 5
 
 
 def test_update_replaces_the_tables_under_their_captions(fede_tables, tmp_path):
