@@ -1,6 +1,6 @@
 r"""How much the per-client re-split explains of a gap to FedE's published
-MRR: ranks a finished Single (``--algorithm independent``) or federated run's
-test triples by their entities' training degree and re-weights the per-degree
+MRR: ranks a finished Single (``--algorithm independent``), Entire
+(``centralized``) or federated run's test triples by their entities' training degree and re-weights the per-degree
 MRR to the degree mix of FedE's re-split.
 
 fedgraph re-splits each client 8:1:1 after forcing every entity's and
@@ -240,8 +240,12 @@ def _models(
     run: Path, settings: dict[str, Any], progress: dict[str, Any], data: str
 ) -> Any:
     r"""``(client id, model, shard)`` per client: a Single run's best model
-    per client, or the model a federated run tested (its best validation
-    round; FedE's protocol: the server's aggregated rows)."""
+    per client, the rows of an Entire run's pooled best model that the client
+    holds, or the model a federated run tested (its best validation round;
+    FedE's protocol: the server's aggregated rows)."""
+    if settings.get("setting") == "centralized":
+        yield from _entire_models(run, settings, data)
+        return
     if settings.get("setting") == "independent":
         from fedgraph.runtime.trained import load_kge_federation
         from fedgraph.training.fusion_io import load_single_model, single_model_settings
@@ -258,6 +262,35 @@ def _models(
         yield c, client.evaluation_model(payloads[c]), client.shard
 
 
+def _entire_models(run: Path, settings: dict[str, Any], data: str) -> Any:
+    r"""An Entire run's best model (``trainer0.pt``, global ids) cut to each
+    client: its entities' and relations' rows. Ranking a client's test
+    triples with the cut model among the client's training entities is how
+    the run tested it (candidates and filter are the client's)."""
+    from fedgraph.data.checkpoint import load_checkpoint
+    from fedgraph.models.kge import resolve_model
+    from fedgraph.runtime.trained import load_kge_federation
+
+    state = load_checkpoint(run / "trainer0.pt", keys=("model",))
+    weights = state["best_state"] if state.get("best_state") else state["model"]
+    for shard in load_kge_federation(data):
+        rows = {
+            "entity_embedding.weight": shard.entity_ids.long(),
+            "relation_embedding.weight": shard.relation_ids.long(),
+        }
+        model = resolve_model(
+            settings["model"],
+            shard.num_entities,
+            shard.num_relations,
+            int(settings["hidden_channels"]),
+            gamma=float(settings["gamma"]),
+        )
+        model.load_state_dict(
+            {k: v[rows[k]] if k in rows else v for k, v in weights.items()}
+        )
+        yield shard.client_id, model, shard
+
+
 def run_settings(run: Path) -> tuple[dict[str, Any], str]:
     r"""A finished run's recorded settings and its kind (``independent``,
     ``centralized`` or the federated algorithm), or :class:`ValueError` with a
@@ -271,7 +304,9 @@ def run_settings(run: Path) -> tuple[dict[str, Any], str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("run", type=Path, help="a finished Single or federated run folder")
+    ap.add_argument(
+        "run", type=Path, help="a finished Single, Entire or federated run folder"
+    )
     ap.add_argument("--data", default=None, help="the partition (default: the run's)")
     ap.add_argument("--seeds", type=int, default=3, help="shuffles of FedE's rule")
     ap.add_argument(
@@ -285,12 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.draws < 1:
         ap.error("--draws must be at least 1")
     try:
-        s, kind = run_settings(a.run)
-        if kind == "centralized":
-            raise ValueError(
-                f"{a.run / 'results.json'} is a centralized (Entire) run; give a "
-                "Single (independent) or federated run"
-            )
+        s, _ = run_settings(a.run)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -126,13 +126,19 @@ def test_the_script_reproduces_the_runs_mrr(tmp_path, load_script, capsys):
     assert res["settings"]["protocol"]["model_scored"] == "global"
     for c, rc in zip(doc["clients"], res["clients"], strict=True):
         assert c["mrr"] == pytest.approx(rc["mrr"], rel=1e-9)
-    # a centralized run is refused; a folder without results: exit 2, one line
+    # an Entire run: the pooled model cut to each client's rows ranks as the
+    # run tested it (candidates and filter of the client)
     ent = tmp_path / "entire"
     args[args.index("fede")] = "centralized"
     args[args.index(str(fed_run))] = str(ent)
     assert fedgraph([*args, "--corrupt", "tail", "--quiet"]) == 0
+    assert m.main([str(ent), "--seeds", "1", "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    res = json.loads((ent / "results.json").read_text())
+    assert res["settings"]["setting"] == "centralized"
+    for c, rc in zip(doc["clients"], res["clients"], strict=True):
+        assert c["mrr"] == pytest.approx(rc["mrr"], rel=1e-9)
+    # a folder without results: exit 2, one line
     capsys.readouterr()
-    assert m.main([str(ent)]) == 2
-    assert "is a centralized (Entire) run" in capsys.readouterr().err
     assert m.main([str(tmp_path / "nothing")]) == 2
     assert "results.json not found" in capsys.readouterr().err
