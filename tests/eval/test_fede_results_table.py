@@ -87,7 +87,7 @@ def test_tables_from_synthetic_results(fede_tables, tmp_path):
     f = fused.splitlines()[2]
     # fused: (60 + 40 + 2 * 35) / 4 = 42.5, +2.75 over the federated 39.75
     assert f.startswith(
-        "| NELL-995-Fed3 | 37.50 | 39.75 | 42.50 | +2.75 | 42.89 | 44.33 |"
+        "| NELL-995-Fed3 | RotatE | 37.50 | 39.75 | 42.50 | +2.75 | 42.89 | 44.33 |"
     )
     assert "+1.44" in f
 
