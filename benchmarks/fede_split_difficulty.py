@@ -1,7 +1,8 @@
 r"""How much the per-client re-split explains of a gap to FedE's published
 MRR: ranks a finished Single (``--algorithm independent``), Entire
-(``centralized``) or federated run's test triples by their entities' training degree and re-weights the per-degree
-MRR to the degree mix of FedE's re-split.
+(``centralized``) or federated run's test triples by their entities'
+training degree and re-weights the per-degree MRR to the degree mix of
+FedE's re-split.
 
 fedgraph re-splits each client 8:1:1 after forcing every entity's and
 relation's first occurrence into training, so a test triple's head or tail
@@ -267,12 +268,11 @@ def _entire_models(run: Path, settings: dict[str, Any], data: str) -> Any:
     client: its entities' and relations' rows. Ranking a client's test
     triples with the cut model among the client's training entities is how
     the run tested it (candidates and filter are the client's)."""
-    from fedgraph.data.checkpoint import load_checkpoint
     from fedgraph.models.kge import resolve_model
     from fedgraph.runtime.trained import load_kge_federation
+    from fedgraph.training.fusion_io import best_weights
 
-    state = load_checkpoint(run / "trainer0.pt", keys=("model",))
-    weights = state["best_state"] if state.get("best_state") else state["model"]
+    weights = best_weights(run / "trainer0.pt")
     for shard in load_kge_federation(data):
         rows = {
             "entity_embedding.weight": shard.entity_ids.long(),

@@ -41,6 +41,16 @@ def single_model_settings(
     }
 
 
+def best_weights(path: str | os.PathLike[str]) -> dict[str, Any]:
+    r"""The state dict of the best validation's model in ``path`` (a
+    :class:`~fedgraph.training.kge_trainer.KGETrainer` checkpoint), or its
+    last model when it recorded no best."""
+    from fedgraph.data.checkpoint import load_checkpoint
+
+    state = load_checkpoint(path, keys=("model",))
+    return state["best_state"] if state.get("best_state") else state["model"]
+
+
 def load_single_model(
     single_dir: str | os.PathLike[str], shard: Any, settings: Mapping[str, Any]
 ) -> KGEModel:
@@ -58,10 +68,7 @@ def load_single_model(
             f"{path} not found: the single-model folder must hold the Independent "
             f"run's trainer{c}.pt for client {c}"
         )
-    from fedgraph.data.checkpoint import load_checkpoint
-
-    state = load_checkpoint(path, keys=("model",))
-    weights = state["best_state"] if state.get("best_state") else state["model"]
+    weights = best_weights(path)
     model = resolve_model(
         settings["model"],
         shard.num_entities,
@@ -81,4 +88,4 @@ def load_single_model(
     return model
 
 
-__all__ = ["single_model_settings", "load_single_model"]
+__all__ = ["best_weights", "single_model_settings", "load_single_model"]
