@@ -2,7 +2,8 @@
 # FedE's own claims on its own data (FedE, Chen et al. IJCKG 2021, Tables 3-5):
 # Single (--algorithm independent), Entire (centralized) and FedE with RotatE
 # and TransE on FB15k-237-Fed3 and NELL-995-Fed3, DistMult and ComplEx on
-# both (FB15k-237-Fed3 first), and FedE's model fusion for RotatE, all under FedE's
+# both (FB15k-237-Fed3 first), and FedE's model fusion for RotatE on both and
+# for TransE on FB15k-237-Fed3 (FedE's one published fusion script), all under FedE's
 # evaluation protocol (--protocol fede: tails only, among the client's
 # training entities, the client's own filter, the server's aggregated rows
 # for FedE) and FedE's settings: self-adversarial loss (alpha 1), gamma 10,
@@ -14,7 +15,8 @@
 # One run at a time, in this order: RotatE Single, FedE and fusion on
 # FB15k-237-Fed3 (the cheaper dataset per step on a CPU: 13k-entity client
 # tables against NELL-995-Fed3's 24-38k), the same on NELL-995-Fed3; Single,
-# FedE and Entire with TransE on FB15k-237-Fed3, then on NELL-995-Fed3 (a
+# FedE, Entire and fusion with TransE on FB15k-237-Fed3, then Single, FedE
+# and Entire on NELL-995-Fed3 (a
 # TransE step costs a third of a RotatE step); RotatE Entire on both; last,
 # Single, FedE and Entire with DistMult and ComplEx on FB15k-237-Fed3, then
 # on NELL-995-Fed3. Every
@@ -61,11 +63,18 @@ partition() {  # DATASET NAME
         --out "$RUNS/data/$2" --quiet
 }
 
+# The Single/FedE pairs whose models a fusion reads (DATASET-PREFIX-MODEL).
+FUSIONS="fb15k237-fed3-rotate nell995-fed3-rotate fb15k237-fed3-transe"
+
 recorded() {  # NAME: results in $RESULTS and no pending fusion needs the models
     [ -f "$RESULTS/fede-$1.json" ] || return 1
     case "$1" in
-        *-rotate-single|*-rotate-fede)
-            [ -f "$RESULTS/fede-${1%-rotate-*}-rotate-fusion.json" ] ;;
+        *-single|*-fede) ;;
+        *) return 0 ;;
+    esac
+    pair=${1%-*}
+    case " $FUSIONS " in
+        *" $pair "*) [ -f "$RESULTS/fede-$pair-fusion.json" ] ;;
         *) return 0 ;;
     esac
 }
@@ -98,13 +107,13 @@ train3() {  # NAME-PREFIX DATA MODEL: Single, FedE and Entire
     done
 }
 
-fuse() {  # DATASET-PREFIX
-    fed="$RUNS/$1-rotate-fede"
-    single="$RUNS/$1-rotate-single"
+fuse() {  # DATASET-PREFIX MODEL (the pair must be listed in $FUSIONS)
+    fed="$RUNS/$1-$2-fede"
+    single="$RUNS/$1-$2-single"
     [ -f "$fed/fusion/results.json" ] && return 0
-    [ -f "$RESULTS/fede-$1-rotate-fusion.json" ] && return 0
+    [ -f "$RESULTS/fede-$1-$2-fusion.json" ] && return 0
     if [ -f "$fed/results.json" ] && [ -f "$single/results.json" ]; then
-        echo "$(date -u +%FT%TZ) $1: fusion"
+        echo "$(date -u +%FT%TZ) $1-$2: fusion"
         $F fuse "$fed" --single "$single" --threads "$THREADS"
     fi
 }
@@ -114,11 +123,12 @@ partition fb15k-237 fb15k-237-fed3
 
 train fb15k237-fed3-rotate-single fb15k-237-fed3 independent rotate
 train fb15k237-fed3-rotate-fede fb15k-237-fed3 fede rotate
-fuse fb15k237-fed3
+fuse fb15k237-fed3 rotate
 train nell995-fed3-rotate-single nell-995-fed3 independent rotate
 train nell995-fed3-rotate-fede nell-995-fed3 fede rotate
-fuse nell995-fed3
+fuse nell995-fed3 rotate
 train3 fb15k237-fed3 fb15k-237-fed3 transe
+fuse fb15k237-fed3 transe
 train3 nell995-fed3 nell-995-fed3 transe
 train fb15k237-fed3-rotate-entire fb15k-237-fed3 centralized rotate
 train nell995-fed3-rotate-entire nell-995-fed3 centralized rotate

@@ -79,7 +79,8 @@ def test_fresh_series_runs_everything_in_order(tmp_path):
         ["partition nell-995-fed3", "partition fb15k-237-fed3"]
         + _trains("fb15k237-fed3", ROTATE) + ["fuse fb15k237-fed3-rotate-fede"]
         + _trains("nell995-fed3", ROTATE) + ["fuse nell995-fed3-rotate-fede"]
-        + _trains("fb15k237-fed3", TRANSE) + _trains("nell995-fed3", TRANSE)
+        + _trains("fb15k237-fed3", TRANSE) + ["fuse fb15k237-fed3-transe-fede"]
+        + _trains("nell995-fed3", TRANSE)
         + ["train fb15k237-fed3-rotate-entire", "train nell995-fed3-rotate-entire"]
         + _trains("fb15k237-fed3", OTHERS) + _trains("nell995-fed3", OTHERS)
     )  # fmt: skip
@@ -92,17 +93,26 @@ def test_recorded_runs_are_skipped_unless_a_pending_fusion_needs_them(tmp_path):
     recorded = [
         "fb15k237-fed3-rotate-single", "fb15k237-fed3-rotate-fede",
         "fb15k237-fed3-rotate-fusion", "nell995-fed3-rotate-single",
-        "fb15k237-fed3-transe-single",
+        "fb15k237-fed3-transe-single", "fb15k237-fed3-transe-entire",
+        "nell995-fed3-transe-single",
     ]  # fmt: skip
     lines = _run(tmp_path, recorded=recorded)
     # FB15k-237-Fed3's RotatE runs and fusion are done; NELL-995-Fed3's Single is
     # recorded but its fusion is not, so its models are trained again
-    assert lines[2:6] == [
+    assert lines[2:5] == [
         "train nell995-fed3-rotate-single", "train nell995-fed3-rotate-fede",
-        "fuse nell995-fed3-rotate-fede", "train fb15k237-fed3-transe-fede",
+        "fuse nell995-fed3-rotate-fede",
     ]  # fmt: skip
-    assert "train fb15k237-fed3-transe-single" not in lines
     assert not any(line.startswith("train fb15k237-fed3-rotate-s") for line in lines)
+    # TransE on FB15k-237-Fed3 is fused too: its recorded Single is trained again,
+    # its Entire (no fusion reads it) is not; NELL-995-Fed3's TransE has no fusion
+    assert lines[5:8] == [
+        "train fb15k237-fed3-transe-single", "train fb15k237-fed3-transe-fede",
+        "fuse fb15k237-fed3-transe-fede",
+    ]  # fmt: skip
+    assert "train fb15k237-fed3-transe-entire" not in lines
+    assert "train nell995-fed3-transe-single" not in lines
+    assert "train nell995-fed3-transe-fede" in lines
 
 
 def test_interrupted_run_resumes_and_fusion_waits(tmp_path):
