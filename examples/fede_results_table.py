@@ -278,6 +278,14 @@ def _relative_gains(
     return out
 
 
+def _mean_gains(gains: list[tuple[int, float, float]]) -> tuple[float, float]:
+    r"""The mean over clients of :func:`_relative_gains`: (ours, FedE's tables)."""
+    return (
+        sum(g for _, g, _ in gains) / len(gains),
+        sum(p for _, _, p in gains) / len(gains),
+    )
+
+
 def gain_table(runs: dict) -> str:
     r"""FedE's relative test-MRR gain over Single per client (%), and its
     mean over clients, beside the paper's."""
@@ -297,8 +305,7 @@ def gain_table(runs: dict) -> str:
                 f"{g:+.1f} | {p:+.1f} | {'yes' if cf['mrr'] > cs['mrr'] else 'no'} |"
             )
         text = f" (text: +{PUBLISHED_GAIN[data]})" if model == "rotate" else ""
-        mean_ours = sum(g for _, g, _ in gains) / len(gains)
-        mean_theirs = sum(p for _, _, p in gains) / len(gains)
+        mean_ours, mean_theirs = _mean_gains(gains)
         lines.append(
             f"{label} | mean | – | – | {mean_ours:+.1f} | {mean_theirs:+.1f}{text} | "
             f"{'every client' if all(g > 0 for _, g, _ in gains) else 'not every client'} |"
@@ -318,6 +325,25 @@ def _pairs(runs: dict, base: str) -> Any:
                 yield data, model, first, fede, pub[base], pub["fede"]
 
 
+def _entire_means(
+    entire: dict[str, Any], fede: dict[str, Any], pub_e: list, pub_f: list
+) -> tuple[float, float, float, float, int, int]:
+    r"""``(Entire, FedE, FedE's tables' Entire, FedE's tables' FedE)`` test
+    MRR as the mean over clients, and the clients where FedE beats Entire
+    (ours, FedE's tables)."""
+    pairs = zip(entire["clients"], fede["clients"], strict=True)
+    wins = sum(cf["mrr"] > ce["mrr"] for ce, cf in pairs)
+    pub_wins = sum(f[0] > e[0] for e, f in zip(pub_e, pub_f, strict=True))
+    return (
+        _client_mean(entire, "mrr"),
+        _client_mean(fede, "mrr"),
+        sum(c[0] for c in pub_e) / len(pub_e),
+        sum(c[0] for c in pub_f) / len(pub_f),
+        wins,
+        pub_wins,
+    )
+
+
 def entire_table(runs: dict) -> str:
     r"""FedE against Entire (all clients' triples pooled): test MRR per client
     and as the mean over clients, ours and FedE's tables' difference in
@@ -329,22 +355,18 @@ def entire_table(runs: dict) -> str:
     ]
     for data, model, entire, fede, pub_e, pub_f in _pairs(runs, "entire"):
         label = f"| {DATASETS[data]} | {MODELS[model]}"
-        wins = [0, 0]
         for ce, cf in zip(entire["clients"], fede["clients"], strict=True):
             k = int(ce["client"])
             ours, theirs = cf["mrr"] > ce["mrr"], pub_f[k][0] > pub_e[k][0]
-            wins = [wins[0] + ours, wins[1] + theirs]
             lines.append(
                 f"{label} | {k + 1} | {_pct(ce['mrr'])} | {_pct(cf['mrr'])} | "
                 f"{_delta(cf['mrr'], ce['mrr'])} | {_delta(pub_f[k][0], pub_e[k][0])} | "
                 f"{'yes' if ours else 'no'} / {'yes' if theirs else 'no'} |"
             )
-        me, mf = _client_mean(entire, "mrr"), _client_mean(fede, "mrr")
-        pe = sum(c[0] for c in pub_e) / len(pub_e)
-        pf = sum(c[0] for c in pub_f) / len(pub_f)
+        me, mf, pe, pf, wins, pub_wins = _entire_means(entire, fede, pub_e, pub_f)
         lines.append(
             f"{label} | mean | {_pct(me)} | {_pct(mf)} | {_delta(mf, me)} | "
-            f"{_delta(pf, pe)} | {wins[0]} / {wins[1]} of {len(pub_e)} clients |"
+            f"{_delta(pf, pe)} | {wins} / {pub_wins} of {len(pub_e)} clients |"
         )
     return "\n".join(lines)
 
@@ -412,34 +434,6 @@ def repeat_table(runs: dict) -> str:
     return "\n".join(lines)
 
 
-def _claim1(runs: dict, data: str, model: str) -> tuple[str, str]:
-    single, fede = runs.get((data, model, "single")), runs.get((data, model, "fede"))
-    if single is None or fede is None:
-        return "–", "–"
-    pub = PUBLISHED[data][model]
-    gains = _relative_gains(single, fede, pub["single"], pub["fede"])
-    wins = sum(g > 0 for _, g, _ in gains), sum(p > 0 for _, _, p in gains)
-    ours = sum(g for _, g, _ in gains) / len(gains)
-    theirs = sum(p for _, _, p in gains) / len(gains)
-    return f"{wins[0]} / {wins[1]} of {len(gains)}", f"{ours:+.1f} / {theirs:+.1f}"
-
-
-def _claim2(runs: dict, data: str, model: str) -> tuple[str, str]:
-    entire, fede = runs.get((data, model, "entire")), runs.get((data, model, "fede"))
-    if entire is None or fede is None:
-        return "–", "–"
-    pub_e, pub_f = PUBLISHED[data][model]["entire"], PUBLISHED[data][model]["fede"]
-    ours = sum(
-        cf["mrr"] > ce["mrr"]
-        for ce, cf in zip(entire["clients"], fede["clients"], strict=True)
-    )
-    theirs = sum(f[0] > e[0] for e, f in zip(pub_e, pub_f, strict=True))
-    diff = _client_mean(fede, "mrr") - _client_mean(entire, "mrr")
-    pub_diff = sum(f[0] - e[0] for e, f in zip(pub_e, pub_f, strict=True)) / len(pub_e)
-    n = len(pub_e)
-    return f"{ours} / {theirs} of {n}", f"{100 * diff:+.2f} / {100 * pub_diff:+.2f}"
-
-
 def claims_table(runs: dict) -> str:
     r"""FedE's three claims per dataset and KGE, from the finished runs: on how
     many clients FedE beats Single and Entire, the mean relative gain over
@@ -453,6 +447,22 @@ def claims_table(runs: dict) -> str:
         "| fusion gain (points, ours / Table 5) |",
         "|---|---|---|---|---|---|---|",
     ]
+    claim1 = {}
+    for data, model, single, fede, pub_s, pub_f in _pairs(runs, "single"):
+        gains = _relative_gains(single, fede, pub_s, pub_f)
+        wins = sum(g > 0 for _, g, _ in gains), sum(p > 0 for _, _, p in gains)
+        ours, theirs = _mean_gains(gains)
+        claim1[data, model] = (
+            f"{wins[0]} / {wins[1]} of {len(gains)}",
+            f"{ours:+.1f} / {theirs:+.1f}",
+        )
+    claim2 = {}
+    for data, model, entire, fede, pub_e, pub_f in _pairs(runs, "entire"):
+        me, mf, pe, pf, wins, pub_wins = _entire_means(entire, fede, pub_e, pub_f)
+        claim2[data, model] = (
+            f"{wins} / {pub_wins} of {len(pub_e)}",
+            f"{_delta(mf, me)} / {_delta(pf, pe)}",
+        )
     for data, label in DATASETS.items():
         for model, name in MODELS.items():
             if (data, model, "fede") not in runs:
@@ -461,9 +471,13 @@ def claims_table(runs: dict) -> str:
             fused = "–"
             if fusion is not None:
                 without, with_ = PUBLISHED_FUSION[data]
-                ours = fusion["weighted"]["mrr"] - fusion["weighted_federated"]["mrr"]
-                fused = f"{100 * ours:+.2f} / {100 * (with_ - without):+.2f}"
-            cells = [*_claim1(runs, data, model), *_claim2(runs, data, model), fused]
+                fed = fusion["weighted_federated"]["mrr"]
+                fused = f"{_delta(fusion['weighted']['mrr'], fed)} / {_delta(with_, without)}"
+            cells = [
+                *claim1.get((data, model), ("–", "–")),
+                *claim2.get((data, model), ("–", "–")),
+                fused,
+            ]
             lines.append(f"| {label} | {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
