@@ -1,7 +1,10 @@
 r"""Where federation helps: ranks each client's test triples with a finished
 Single (``--algorithm independent``) run's model and a finished federated
 run's model on the same partition, and splits the MRR of both by how many
-*other* clients train on the test triple's head and tail.
+*other* clients train on the test triple's head and tail. An Entire
+(``--algorithm centralized``) run in place of the federated one gives the
+same split for pooling all clients' triples (its results are named
+``entire`` instead of ``federated``).
 
 FedE's server averages an entity's embedding over the clients that hold it,
 so what a client can gain from the federation reaches it through entities
@@ -33,6 +36,9 @@ runs' own test MRRs (checked by ``tests/eval/test_fede_gain_by_sharing.py``).
     python benchmarks/fede_gain_by_sharing.py runs/fede/nell995-fed3-rotate-fede \
         --single runs/fede/nell995-fed3-rotate-single --local-rows \
         --out docs/results/fede-gain-by-sharing-nell995-fed3-rotate.json
+    python benchmarks/fede_gain_by_sharing.py runs/fede/nell995-fed3-transe-entire \
+        --single runs/fede/nell995-fed3-transe-single \
+        --out docs/results/fede-gain-by-sharing-nell995-fed3-transe-entire.json
 """
 
 from __future__ import annotations
@@ -141,10 +147,10 @@ def _settings(single: Path, fed: Path) -> tuple[dict[str, Any], dict[str, Any]]:
             "(--algorithm independent) run"
         )
     s_fed, kind = _difficulty().run_settings(fed)
-    if kind in ("independent", "centralized"):
+    if kind == "independent":
         raise ValueError(
             f"{fed / 'results.json'} is a {kind} run; give a federated run "
-            "(FedE, FedProx, …)"
+            "(FedE, FedProx, …) or an Entire (--algorithm centralized) run"
         )
     if s_single["protocol"]["name"] != s_fed["protocol"]["name"]:
         raise ValueError(
@@ -186,7 +192,12 @@ def _federated_models(run: Path, data: str, local_rows: bool) -> Any:
         yield c, models, client.shard
 
 
-def _rank_all(a: argparse.Namespace, s_single: dict[str, Any], protocol: Any) -> Any:
+def _rank_all(
+    a: argparse.Namespace,
+    s_single: dict[str, Any],
+    s_run: dict[str, Any],
+    protocol: Any,
+) -> Any:
     r"""``({name: {client: [n] reciprocal ranks}}, {client: shard}, data)``."""
     m = _difficulty()
     progress = {
@@ -198,7 +209,12 @@ def _rank_all(a: argparse.Namespace, s_single: dict[str, Any], protocol: Any) ->
     shards: dict[int, Any] = {}
     for cid, model, shard in m._models(a.single, s_single, progress[a.single], data):
         rr["single"][cid] = m.reciprocal_ranks(model, shard.graph, protocol)
-    for cid, models, shard in _federated_models(a.run, data, a.local_rows):
+    if s_run.get("setting") == "centralized":
+        pooled = m._models(a.run, s_run, progress[a.run], data)
+        run_models = ((c, {"entire": model}, shard) for c, model, shard in pooled)
+    else:
+        run_models = _federated_models(a.run, data, a.local_rows)
+    for cid, models, shard in run_models:
         for name, model in models.items():
             rr.setdefault(name, {})[cid] = m.reciprocal_ranks(
                 model, shard.graph, protocol
@@ -226,14 +242,14 @@ def _client_report(
     }
 
 
-def _print_client(c: dict[str, Any]) -> None:
+def _print_client(c: dict[str, Any], name: str) -> None:
     both = sum(x["n"] for x in c["cells"] if not x["head_others"] + x["tail_others"])
     local = (
         f" (own rows {100 * c['mrr_local_rows']:.2f})" if "mrr_local_rows" in c else ""
     )
     print(
         f"client {c['client']}: MRR Single {100 * c['mrr_single']:.2f} -> "
-        f"federated {100 * c['mrr_federated']:.2f}{local}; training entities "
+        f"{name} {100 * c[f'mrr_{name}']:.2f}{local}; training entities "
         f"shared {100 * c['training_entities_shared'] / c['training_entities']:.1f} %; "
         f"test triples with both entities private {100 * both / c['test_triples']:.1f} %; "
         f"part of shared entities' occurrences {c['occurrence_share']['shared_entities']:.3f} "
@@ -244,7 +260,7 @@ def _print_client(c: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("run", type=Path, help="a finished federated run folder")
+    ap.add_argument("run", type=Path, help="a finished federated or Entire run folder")
     ap.add_argument(
         "--single", type=Path, required=True, help="a finished Single run folder"
     )
@@ -262,12 +278,20 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    name = "entire" if s_fed.get("setting") == "centralized" else "federated"
+    if a.local_rows and name == "entire":
+        print(
+            f"error: --local-rows needs a federated run; {a.run / 'results.json'} "
+            "is an Entire run",
+            file=sys.stderr,
+        )
+        return 2
     torch.set_num_threads(a.threads)
     from fedgraph.eval.protocol import resolve_protocol
 
     protocol = resolve_protocol(s_fed["protocol"]["name"])
     t0 = time.perf_counter()
-    rr, shards, data = _rank_all(a, s_single, protocol)
+    rr, shards, data = _rank_all(a, s_single, s_fed, protocol)
     order = sorted(shards)
     num_entities = 1 + max(int(shards[c].entity_ids.max()) for c in order)
     occ = occurrences([shards[c] for c in order], num_entities)
@@ -276,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         clients.append(
             _client_report(i, shards[cid], occ, {k: v[cid] for k, v in rr.items()})
         )
-        _print_client(clients[-1])
+        _print_client(clients[-1], name)
     summary = {
         f"{key}_{part}": _summary(clients, f"mrr_{key}", private)
         for key in rr
@@ -294,11 +318,11 @@ def main(argv: list[str] | None = None) -> int:
         + " ".join(argv if argv is not None else sys.argv[1:]),
     }
     print(
-        "weighted MRR, Single -> federated: all "
-        f"{100 * summary['single_all']:.2f} -> {100 * summary['federated_all']:.2f}; "
+        f"weighted MRR, Single -> {name}: all "
+        f"{100 * summary['single_all']:.2f} -> {100 * summary[f'{name}_all']:.2f}; "
         f"both entities private {100 * summary['single_both_private']:.2f} -> "
-        f"{100 * summary['federated_both_private']:.2f}; an entity shared "
-        f"{100 * summary['single_shared']:.2f} -> {100 * summary['federated_shared']:.2f}"
+        f"{100 * summary[f'{name}_both_private']:.2f}; an entity shared "
+        f"{100 * summary['single_shared']:.2f} -> {100 * summary[f'{name}_shared']:.2f}"
     )
     if a.out is not None:
         from fedgraph.data.io import atomic_write_json

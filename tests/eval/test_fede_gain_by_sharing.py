@@ -137,6 +137,32 @@ def test_the_script_reproduces_both_runs_mrr(tmp_path, load_script, capsys):
     assert "none/results.json not found" in capsys.readouterr().err
 
 
+def test_an_entire_run_in_place_of_the_federated_one(tmp_path, load_script, capsys):
+    # the pooled model cut to each client's rows ranks the client's test
+    # triples as the Entire run tested them; its results are named "entire"
+    m = load_script("benchmarks/fede_gain_by_sharing.py")
+    single = _train(tmp_path, "independent", "single", 2)
+    entire = _train(tmp_path, "centralized", "entire", 2)
+    out = tmp_path / "sharing.json"
+    assert m.main([str(entire), "--single", str(single), "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    ref = json.loads((entire / "results.json").read_text())
+    for c, rc in zip(doc["clients"], ref["clients"], strict=True):
+        assert c["mrr_entire"] == pytest.approx(rc["mrr"], rel=1e-9)
+        assert "mrr_federated" not in c
+        got = sum(x["n"] * x["mrr_entire"] for x in c["cells"] if x["n"])
+        assert got / c["test_triples"] == pytest.approx(rc["mrr"], rel=1e-9)
+    assert doc["weighted"]["entire_all"] == pytest.approx(
+        ref["weighted"]["mrr"], rel=1e-9
+    )
+    assert "client 0: MRR Single" in capsys.readouterr().out
+    # an Entire run has no clients' own tables: exit 2, one line
+    argv = [str(entire), "--single", str(single), "--local-rows"]
+    assert m.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--local-rows needs a federated run" in err and err.count("\n") == 1
+
+
 def test_local_rows_are_what_local_evaluation_reports(tmp_path, load_script):
     # one round: the same training whichever rows are scored, so the run
     # evaluated with its clients' own tables is the reference for --local-rows
