@@ -196,9 +196,12 @@ def _rank_all(
     a: argparse.Namespace,
     s_single: dict[str, Any],
     s_run: dict[str, Any],
+    name: str,
     protocol: Any,
 ) -> Any:
-    r"""``({name: {client: [n] reciprocal ranks}}, {client: shard}, data)``."""
+    r"""``({name: {client: [n] reciprocal ranks}}, {client: shard}, data)``;
+    ``name`` is the run's key: ``"entire"`` for an Entire run, whose pooled
+    model is cut to each client's rows, else ``"federated"``."""
     m = _difficulty()
     progress = {
         r: json.loads((r / "progress.json").read_text())["settings"]
@@ -209,9 +212,9 @@ def _rank_all(
     shards: dict[int, Any] = {}
     for cid, model, shard in m._models(a.single, s_single, progress[a.single], data):
         rr["single"][cid] = m.reciprocal_ranks(model, shard.graph, protocol)
-    if s_run.get("setting") == "centralized":
+    if name == "entire":
         pooled = m._models(a.run, s_run, progress[a.run], data)
-        run_models = ((c, {"entire": model}, shard) for c, model, shard in pooled)
+        run_models = ((c, {name: model}, shard) for c, model, shard in pooled)
     else:
         run_models = _federated_models(a.run, data, a.local_rows)
     for cid, models, shard in run_models:
@@ -291,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
 
     protocol = resolve_protocol(s_fed["protocol"]["name"])
     t0 = time.perf_counter()
-    rr, shards, data = _rank_all(a, s_single, s_fed, protocol)
+    rr, shards, data = _rank_all(a, s_single, s_fed, name, protocol)
     order = sorted(shards)
     num_entities = 1 + max(int(shards[c].entity_ids.max()) for c in order)
     occ = occurrences([shards[c] for c in order], num_entities)
