@@ -29,7 +29,10 @@ with certificates and keys from ``scripts/flower_certificates.sh``.
 (:mod:`fedgraph.runtime.flower.supernode`: Flower's SuperNode with an
 ``S``-second idle poll instead of its fixed 3 s, shorter reply polls and
 object-pull retries) and sets the same pull retry in the executor and the
-``ServerApp`` (run-config ``pull-backoff``). ``--timeline`` adds where each
+``ServerApp`` (run-config ``pull-backoff``); with it, ``--heartbeat-interval
+S`` gives the SuperNodes an ``S``-second heartbeat (Flower: 30 s), so the
+SuperLink reports a killed node unavailable within ``2 * S`` seconds of its
+last heartbeat. ``--timeline`` adds where each
 exchange's seconds go (:func:`timeline`). The script exits with
 ``exit_code``: 0 only when ``flwr run`` returned 0 and the ``ServerApp``
 wrote ``status.json`` with ``"completed"`` (``flwr run`` itself returns 0
@@ -38,7 +41,9 @@ when the ``ServerApp`` fails).
 The JSON holds ``deployment`` (the run's ``results.json``), ``simulation``
 (the same settings in-process), ``seconds_per_round`` (training and
 validation per round, from each ``history``), ``exit_code`` (0 when the
-deployment completed), ``lost_client`` (with the failure events) and
+deployment completed), ``lost_client`` (with the failure events and
+``unavailable_after``: seconds from the kill to the first "Node Unavailable"
+line of the run's log, None when there was none) and
 ``same_results`` (metrics, history and communication equal, wall times and
 failure events aside), ``load_average`` (``os.getloadavg()`` at the start
 and the end: the load beside the run on a shared machine).
@@ -106,6 +111,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "retry in the executor and the ServerApp (run-config pull-backoff). "
         "Without it every wait is Flower's",
     )
+    p.add_argument(
+        "--heartbeat-interval",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="with --node-poll: the SuperNodes' heartbeat interval (10 to 1800; "
+        "Flower: 30); the SuperLink reports a node that died unavailable "
+        "after twice that",
+    )
     p.add_argument("--port", type=int, default=9300, help="first loopback port")
     p.add_argument("--timeout", type=float, default=3600, help="seconds for it all")
     p.add_argument("--work", default=None, help="working folder (default: a temp one)")
@@ -128,6 +142,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error(f"--data {args.data}: not a folder")
     if args.node_poll is not None and not 0 < args.node_poll <= 60:
         p.error(f"--node-poll must lie in (0, 60] s (got {args.node_poll})")
+    if args.heartbeat_interval is not None:
+        if args.node_poll is None:
+            p.error("--heartbeat-interval needs --node-poll (fedgraph's launcher)")
+        if not 10 <= args.heartbeat_interval <= 1800:
+            p.error(
+                "--heartbeat-interval must lie in [10, 1800] s "
+                f"(got {args.heartbeat_interval})"
+            )
     for item in args.set:
         if "=" not in item:
             p.error(f"--set {item!r}: expected KEY=VALUE")
@@ -237,6 +259,8 @@ class Deployment:
                 sys.executable, "-m", "fedgraph.runtime.flower.supernode",
                 "--idle-poll-interval", str(self.args.node_poll),
             ]  # fmt: skip
+            if self.args.heartbeat_interval is not None:
+                launcher += ["--heartbeat-interval", str(self.args.heartbeat_interval)]
         cmd = [
             *launcher,
             *self._security(node=True),
@@ -627,7 +651,7 @@ def main(argv: list[str] | None = None) -> int:
     if killing:
         lost = {"client": args.kill_client, "round": args.kill_at_round}
         lost.update({"rejoined": False, "completed": False})
-    state = {"killed_at": None}
+    state = {"killed_at": None, "unavailable_at": None}
     deadline = time.monotonic() + args.timeout
     timer = threading.Timer(args.timeout, dep.stop_all)
     timer.daemon = True
@@ -635,7 +659,11 @@ def main(argv: list[str] | None = None) -> int:
 
     def on_line(line: str) -> None:
         sys.stdout.write(line)
-        if not killing or state["killed_at"] is not None:
+        if not killing:
+            return
+        if state["killed_at"] is not None:
+            if "Node Unavailable" in line and state["unavailable_at"] is None:
+                state["unavailable_at"] = time.monotonic()
             return
         if f"[fedgraph] round {args.kill_at_round - 1}:" in line:
             dep.kill_node(args.kill_client)
@@ -693,6 +721,12 @@ def main(argv: list[str] | None = None) -> int:
             e["event"] == "rejoined" and e["client"] == args.kill_client for e in events
         )
         lost["error"] = status.get("error", "")
+        # seconds from the kill until the run's log first reported the node
+        # unavailable (its heartbeat window), None when it never did
+        if state["unavailable_at"] is not None:
+            lost["unavailable_after"] = state["unavailable_at"] - state["killed_at"]
+        else:
+            lost["unavailable_after"] = None
     simulation = None
     sim_seconds = None
     if not args.no_simulation and time.monotonic() < deadline:
@@ -712,6 +746,7 @@ def main(argv: list[str] | None = None) -> int:
         "tls": bool(args.tls),
         "clientapp": args.clientapp,
         "node_poll": args.node_poll,
+        "heartbeat_interval": args.heartbeat_interval,
         "load_average": {"start": load_start, "end": os.getloadavg()},
         "deployment": deployment,
         "simulation": simulation,

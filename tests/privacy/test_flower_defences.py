@@ -463,7 +463,14 @@ def test_the_private_example_app_lists_every_key_of_the_plain_one():
 
 # ------------------------------------------------- real processes (slow)
 def _deploy(
-    tmp_path, data, run_config, node_config="", env=None, during=None, poll=None
+    tmp_path,
+    data,
+    run_config,
+    node_config="",
+    env=None,
+    during=None,
+    poll=None,
+    heartbeat=None,
 ):
     r"""A SuperLink and 3 SuperNodes on 127.0.0.1 (the launcher of
     ``benchmarks/flower_deploy.py``) running ``examples/flower_private_app``
@@ -472,7 +479,8 @@ def _deploy(
     fedgraph's); ``during(deployment)`` runs in a thread while the run does
     (e.g. to kill a node); ``poll`` (seconds) starts the SuperNodes with
     fedgraph's launcher and that idle poll (``--node-poll`` of the
-    benchmark) instead of Flower's 3 s."""
+    benchmark) instead of Flower's 3 s, and ``heartbeat`` (seconds, with
+    ``poll``) their heartbeat interval instead of Flower's 30 s."""
     import importlib.util
     import shutil
     import threading
@@ -496,6 +504,8 @@ def _deploy(
                     sys.executable, "-m", "fedgraph.runtime.flower.supernode",
                     "--idle-poll-interval", str(poll),
                 ]  # fmt: skip
+                if heartbeat is not None:
+                    start += ["--heartbeat-interval", str(heartbeat)]
             cmd = [
                 *start, "--insecure",
                 "--superlink", f"127.0.0.1:{self.link_port}",
@@ -689,14 +699,20 @@ def test_a_supernode_killed_mid_round_under_secagg_plus_leaves_the_survivors_sum
         "FEDGRAPH_PAUSE_NODE": f"1:1:{marker}",
     }
     doc = _deploy(
-        tmp_path / "dep", data, secure, env=env, during=kill_when_paused, poll=0.2
+        tmp_path / "dep",
+        data,
+        secure,
+        env=env,
+        during=kill_when_paused,
+        poll=0.2,
+        heartbeat=10,  # the node is reported gone within 20 s of its kill
     )
     assert killed, "client 1 never reached round 1's masked input"
     out = tmp_path / "dep" / "work" / "server" / "out"
     (entry,) = doc["history"]
     assert entry["clients"] == [0, 1, 2]
     # lost in the training exchange (the SuperLink reports the node gone
-    # once it misses its heartbeats), then left out of the validation
+    # once it misses two 10 s heartbeats), then left out of the validation
     events = [(e["event"], e["client"], e["stage"]) for e in entry["events"]]
     assert events == [("failed", 1, "train"), ("skipped", 1, "evaluate")]
     # the ServerApp received masked vectors from the survivors only, and

@@ -79,13 +79,22 @@ def test_a_deployment_equals_the_simulation_and_survives_a_restart(tmp_path):
 
 @pytest.mark.slow
 def test_a_deployment_that_loses_too_many_nodes_exits_non_zero(tmp_path):
+    # fedgraph's SuperNode launcher with a 10 s heartbeat: the SuperLink
+    # reports the killed node unavailable within 2 x 10 s of its last
+    # heartbeat; with Flower's 30 s interval it cannot before 37.5 s after
+    # the kill (its last heartbeat came at most 0.9 x 25 s before)
     doc = deploy(
         tmp_path, 9420, "--kill-client", "1", "--kill-at-round", "2",
         "--set", "min-fit-nodes=3", "--no-simulation",
+        "--node-poll", "0.2", "--heartbeat-interval", "10",
     )  # fmt: skip
     assert doc["exit_code"] == 1 and doc["status"]["status"] == "failed"
-    assert "Round 2, 'train': client 1 (partition-id 1" in doc["status"]["error"]
+    error = doc["status"]["error"]
+    assert "Round 2, 'train': client 1 (partition-id 1" in error
+    assert "Node Unavailable" in error
     assert doc["lost_client"]["completed"] is False
+    assert doc["heartbeat_interval"] == 10
+    assert doc["lost_client"]["unavailable_after"] < 35
 
 
 @pytest.mark.slow
@@ -97,12 +106,7 @@ def test_a_deployment_with_the_executor_equals_the_simulation(tmp_path):
     assert doc["clientapp"] == "executor"
 
 
-def _flower_line(when: str, text: str) -> str:
-    return f"\x1b[92mINFO {when}\x1b[0m:      {text}"
-
-
-def test_the_timeline_splits_each_exchange_into_node_app_and_wait(tmp_path):
-    # Two nodes, two exchanges, hand-made DEBUG logs and worker logs.
+def load_benchmark():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
@@ -110,6 +114,35 @@ def test_the_timeline_splits_each_exchange_into_node_app_and_wait(tmp_path):
     )
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
+    return bench
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--heartbeat-interval", "10"], "--heartbeat-interval needs --node-poll"),
+        (
+            ["--node-poll", "0.2", "--heartbeat-interval", "5"],
+            "--heartbeat-interval must lie in [10, 1800] s (got 5.0)",
+        ),
+    ],
+)
+def test_the_benchmark_names_a_bad_heartbeat_interval(tmp_path, capsys, extra, message):
+    bench = load_benchmark()
+    base = ["--data", str(tmp_path), "--algorithm", "fede", "--rounds", "3"]
+    with pytest.raises(SystemExit) as exc:
+        bench.parse_args([*base, "--json", str(tmp_path / "x.json"), *extra])
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def _flower_line(when: str, text: str) -> str:
+    return f"\x1b[92mINFO {when}\x1b[0m:      {text}"
+
+
+def test_the_timeline_splits_each_exchange_into_node_app_and_wait(tmp_path):
+    # Two nodes, two exchanges, hand-made DEBUG logs and worker logs.
+    bench = load_benchmark()
     logs, workers = tmp_path / "logs", tmp_path / "workers"
     logs.mkdir()
     workers.mkdir()
@@ -155,13 +188,8 @@ def test_the_timeline_adds_the_server_and_executor_steps(tmp_path):
     # One node, two exchanges; the ServerApp's and the executor's DEBUG lines
     # (epoch seconds) beside the node's log (local time stamps).
     import datetime
-    import importlib.util
 
-    spec = importlib.util.spec_from_file_location(
-        "flower_deploy", ROOT / "benchmarks" / "flower_deploy.py"
-    )
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_benchmark()
     logs = tmp_path / "logs"
     logs.mkdir()
     t0 = datetime.datetime(2026, 1, 1, 10, 0, 0).timestamp()

@@ -103,3 +103,41 @@ def test_the_launcher_names_a_bad_interval(capsys):
     assert "--idle-poll-interval: must lie in (0, 60] s (got 0)" in (
         capsys.readouterr().err
     )
+
+
+def test_the_heartbeat_interval_is_what_the_node_reports_and_keeps():
+    import importlib
+
+    modules = [importlib.import_module(n) for n in polling.HEARTBEAT_MODULES]
+    try:
+        previous = polling.set_heartbeat_interval(10)
+        assert previous == {m.__name__: 30 for m in modules}  # Flower's 30 s
+        assert all(m.HEARTBEAT_DEFAULT_INTERVAL == 10 for m in modules)
+        # the sender waits (interval - 5 s call timeout) x 0.7 ... 0.9
+        from flwr.common import constant
+
+        waits = [
+            (10 - constant.HEARTBEAT_CALL_TIMEOUT)
+            * (constant.HEARTBEAT_BASE_MULTIPLIER + r)
+            for r in constant.HEARTBEAT_RANDOM_RANGE
+        ]
+        assert waits == pytest.approx([3.5, 4.5])
+    finally:
+        for module in modules:
+            module.HEARTBEAT_DEFAULT_INTERVAL = 30
+    for bad in (9.9, 1801):
+        with pytest.raises(ValueError, match=r"must lie in \[10, 1800\] s"):
+            polling.set_heartbeat_interval(bad)
+    assert all(m.HEARTBEAT_DEFAULT_INTERVAL == 30 for m in modules)
+
+
+def test_the_launcher_takes_a_heartbeat_interval(capsys):
+    args, rest = parse_args(["--heartbeat-interval", "12", "--insecure"])
+    assert args.heartbeat_interval == 12 and rest == ["--insecure"]
+    assert parse_args([])[0].heartbeat_interval is None  # Flower's 30 s
+    with pytest.raises(SystemExit) as exc:
+        parse_args(["--heartbeat-interval", "5"])
+    assert exc.value.code == 2
+    assert "--heartbeat-interval: must lie in [10, 1800] s, the SuperLink's " in (
+        capsys.readouterr().err
+    )

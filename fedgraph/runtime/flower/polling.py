@@ -21,7 +21,17 @@ Two kinds of fixed waits dominate a short deployment round:
   that calls it (the SuperNode launcher, the fedgraph executor, the ``ServerApp``
   with the run-config key ``pull-backoff``).
 
-Both change values only, never Flower's logic, and check first that the
+A third wait decides how soon a lost node is noticed: **the SuperNode's
+heartbeat** (``flwr/supernode/fleet_http_connection.py`` reports the
+interval ``HEARTBEAT_DEFAULT_INTERVAL = 30`` s to the SuperLink, and
+``flwr/supercore/heartbeat.py`` sends a heartbeat every
+(interval − 5 s) × 0.8 ± 0.1). The SuperLink marks a node offline once twice
+its interval has passed without one, so a SuperNode that dies is reported
+unavailable 37–60 s later. :func:`set_heartbeat_interval` sets the interval a
+SuperNode reports and keeps (used by the launcher's
+``--heartbeat-interval``); the SuperLink accepts 10 s to 30 min.
+
+All three change values only, never Flower's logic, and check first that the
 Flower code still has what they change (else :class:`RuntimeError`).
 """
 
@@ -125,4 +135,51 @@ def shorten_pull_backoff(initial: float) -> dict[str, dict[str, float]]:
     return previous
 
 
-__all__ = ["PollClock", "shorten_polls", "shorten_pull_backoff", "PULL_FUNCTIONS"]
+#: The modules that read Flower's node heartbeat interval: the SuperNode's
+#: connection (the interval it reports) and the sender (how often it beats).
+HEARTBEAT_MODULES = ("flwr.supernode.fleet_http_connection", "flwr.supercore.heartbeat")
+
+
+def set_heartbeat_interval(seconds: float) -> dict[str, float]:
+    r"""Sets the heartbeat interval that a SuperNode started in this process
+    reports to the SuperLink and keeps (Flower: 30 s): the SuperLink reports
+    the node unavailable once ``2 * seconds`` pass without a heartbeat.
+    Returns the previous value by module (:data:`HEARTBEAT_MODULES`). Raises
+    :class:`ValueError` outside the SuperLink's bounds
+    (``HEARTBEAT_MIN_INTERVAL`` … ``HEARTBEAT_MAX_INTERVAL``: 10 … 1800 s in
+    flwr 1.42) and :class:`RuntimeError` when a module lacks the constant
+    (another Flower version)."""
+    import importlib
+
+    from flwr.common import constant
+
+    low, high = constant.HEARTBEAT_MIN_INTERVAL, constant.HEARTBEAT_MAX_INTERVAL
+    if not low <= seconds <= high:
+        raise ValueError(
+            f"the heartbeat interval must lie in [{low}, {high}] s, the "
+            f"SuperLink's bounds (got {seconds})"
+        )
+    modules = [importlib.import_module(name) for name in HEARTBEAT_MODULES]
+    previous = {}
+    for module in modules:
+        if not hasattr(module, "HEARTBEAT_DEFAULT_INTERVAL"):
+            import flwr
+
+            raise RuntimeError(
+                f"{module.__name__} of flwr {flwr.__version__} has no "
+                "HEARTBEAT_DEFAULT_INTERVAL; leave the heartbeat as it is."
+            )
+        previous[module.__name__] = module.HEARTBEAT_DEFAULT_INTERVAL
+    for module in modules:
+        module.HEARTBEAT_DEFAULT_INTERVAL = seconds
+    return previous
+
+
+__all__ = [
+    "PollClock",
+    "shorten_polls",
+    "shorten_pull_backoff",
+    "set_heartbeat_interval",
+    "PULL_FUNCTIONS",
+    "HEARTBEAT_MODULES",
+]
