@@ -218,8 +218,8 @@ def _rank_all(
     else:
         run_models = _federated_models(a.run, data, a.local_rows)
     for cid, models, shard in run_models:
-        for name, model in models.items():
-            rr.setdefault(name, {})[cid] = m.reciprocal_ranks(
+        for key, model in models.items():
+            rr.setdefault(key, {})[cid] = m.reciprocal_ranks(
                 model, shard.graph, protocol
             )
         shards[cid] = shard

@@ -109,6 +109,7 @@ def test_the_heartbeat_interval_is_what_the_node_reports_and_keeps():
     import importlib
 
     modules = [importlib.import_module(n) for n in polling.HEARTBEAT_MODULES]
+    before = {m: m.HEARTBEAT_DEFAULT_INTERVAL for m in modules}
     try:
         previous = polling.set_heartbeat_interval(10)
         assert previous == {m.__name__: 30 for m in modules}  # Flower's 30 s
@@ -123,8 +124,8 @@ def test_the_heartbeat_interval_is_what_the_node_reports_and_keeps():
         ]
         assert waits == pytest.approx([3.5, 4.5])
     finally:
-        for module in modules:
-            module.HEARTBEAT_DEFAULT_INTERVAL = 30
+        for module, value in before.items():
+            module.HEARTBEAT_DEFAULT_INTERVAL = value
     for bad in (9.9, 1801):
         with pytest.raises(ValueError, match=r"must lie in \[10, 1800\] s"):
             polling.set_heartbeat_interval(bad)
