@@ -33,12 +33,24 @@ shared entities its own training neighbours have). This script
 The cells partition the test triples, so their count-weighted MRRs are the
 runs' own test MRRs (checked by ``tests/eval/test_fede_gain_by_sharing.py``).
 
+``--recorded FILE`` in place of ``--single`` takes the Single run's per-cell
+MRRs (and those of the run FILE was made with) from an earlier output of this
+script, for when the Single models are no longer on disk. The partition must
+be the same: the clients, their test triples, training entities and every
+cell's count must match FILE's, else the script stops with exit code 2. The
+recorded run's results keep their names unless the new run's results take
+one (a federated run against a recorded federated one): those are named
+``recorded_<name>``.
+
     python benchmarks/fede_gain_by_sharing.py runs/fede/nell995-fed3-rotate-fede \
         --single runs/fede/nell995-fed3-rotate-single --local-rows \
         --out docs/results/fede-gain-by-sharing-nell995-fed3-rotate.json
     python benchmarks/fede_gain_by_sharing.py runs/fede/nell995-fed3-transe-entire \
         --single runs/fede/nell995-fed3-transe-single \
         --out docs/results/fede-gain-by-sharing-nell995-fed3-transe-entire.json
+    python benchmarks/fede_gain_by_sharing.py runs/fede/nell995-fed3-rotate-entire \
+        --recorded docs/results/fede-gain-by-sharing-nell995-fed3-rotate.json \
+        --out docs/results/fede-gain-by-sharing-nell995-fed3-rotate-entire.json
 """
 
 from __future__ import annotations
@@ -137,27 +149,94 @@ def client_cells(
     return rows
 
 
-def _settings(single: Path, fed: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    r"""The two runs' recorded settings, or :class:`ValueError` with a
-    one-line message naming the file."""
-    s_single, kind = _difficulty().run_settings(single)
-    if kind != "independent":
-        raise ValueError(
-            f"{single / 'results.json'} is a {kind} run; --single takes a Single "
-            "(--algorithm independent) run"
-        )
+def _settings(
+    single: Path | None, fed: Path, recorded: dict[str, Any] | None = None
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    r"""The runs' recorded settings (``None`` for the Single run when its
+    results come from ``recorded``, the loaded ``--recorded`` file), or
+    :class:`ValueError` with a one-line message naming the file."""
+    s_single = None
+    if single is not None:
+        s_single, kind = _difficulty().run_settings(single)
+        if kind != "independent":
+            raise ValueError(
+                f"{single / 'results.json'} is a {kind} run; --single takes a "
+                "Single (--algorithm independent) run"
+            )
     s_fed, kind = _difficulty().run_settings(fed)
     if kind == "independent":
         raise ValueError(
             f"{fed / 'results.json'} is a {kind} run; give a federated run "
             "(FedE, FedProx, …) or an Entire (--algorithm centralized) run"
         )
-    if s_single["protocol"]["name"] != s_fed["protocol"]["name"]:
+    other, name = (
+        (s_single["protocol"]["name"], f"{single}/results.json")
+        if single is not None
+        else (recorded["protocol"]["name"], recorded["path"])
+    )
+    if other != s_fed["protocol"]["name"]:
         raise ValueError(
-            f"{single}/results.json and {fed}/results.json were evaluated "
-            "under different protocols"
+            f"{name} and {fed}/results.json were evaluated under different protocols"
         )
     return s_single, s_fed
+
+
+def load_recorded(path: Path) -> dict[str, Any]:
+    r"""An earlier output of this script (``--out``), with its path under
+    ``"path"``; :class:`ValueError` naming the file when it is not one."""
+    try:
+        doc = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ValueError(f"{path} not found") from None
+    except (OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: not a JSON file ({e})") from None
+    if not isinstance(doc, dict) or not {"protocol", "clients"} <= doc.keys():
+        raise ValueError(f"{path}: not an output of fede_gain_by_sharing.py")
+    return {**doc, "path": str(path)}
+
+
+def _recorded_mrrs(row: dict[str, Any], have: dict[str, Any]) -> dict[str, Any]:
+    r"""``row``'s ``mrr_<name>`` entries, renamed ``mrr_recorded_<name>``
+    where ``have`` already has the key."""
+    return {
+        (f"mrr_recorded_{k[4:]}" if k in have else k): v
+        for k, v in row.items()
+        if k.startswith("mrr_")
+    }
+
+
+def merge_recorded(
+    clients: list[dict[str, Any]], recorded: dict[str, Any]
+) -> list[dict[str, Any]]:
+    r"""``clients`` with every ``mrr_<name>`` of the ``recorded`` output's
+    clients and cells added (``mrr_recorded_<name>`` where ``clients``
+    already has ``mrr_<name>``); :class:`ValueError` naming the file unless
+    the clients, their test triples, training entities and cell counts are
+    the recorded ones."""
+    path = recorded["path"]
+    if [c["client"] for c in clients] != [c["client"] for c in recorded["clients"]]:
+        raise ValueError(f"{path}: other clients than the run's partition")
+    merged = []
+    for new, old in zip(clients, recorded["clients"], strict=True):
+        for key in ("test_triples", "training_entities"):
+            if new[key] != old[key]:
+                raise ValueError(
+                    f"{path}: client {new['client']} has {old[key]} {key}, the "
+                    f"run's partition {new[key]}: not the same partition"
+                )
+        cell_counts = [
+            [(x["head_others"], x["tail_others"], x["n"]) for x in c["cells"]]
+            for c in (new, old)
+        ]
+        if cell_counts[0] != cell_counts[1]:
+            raise ValueError(
+                f"{path}: client {new['client']}'s sharing cells differ from the "
+                "run's partition's"
+            )
+        pairs = zip(new["cells"], old["cells"], strict=True)
+        cells = [{**x, **_recorded_mrrs(y, x)} for x, y in pairs]
+        merged.append({**new, **_recorded_mrrs(old, new), "cells": cells})
+    return merged
 
 
 def _summary(clients: list[dict[str, Any]], key: str, private: bool | None) -> float:
@@ -206,12 +285,16 @@ def _rank_all(
     progress = {
         r: json.loads((r / "progress.json").read_text())["settings"]
         for r in (a.single, a.run)
+        if r is not None
     }
     data = a.data or progress[a.run]["data"]
-    rr: dict[str, dict[int, Tensor]] = {"single": {}}
+    rr: dict[str, dict[int, Tensor]] = {}
     shards: dict[int, Any] = {}
-    for cid, model, shard in m._models(a.single, s_single, progress[a.single], data):
-        rr["single"][cid] = m.reciprocal_ranks(model, shard.graph, protocol)
+    if a.single is not None:
+        rr["single"] = {}
+        single = m._models(a.single, s_single, progress[a.single], data)
+        for cid, model, shard in single:
+            rr["single"][cid] = m.reciprocal_ranks(model, shard.graph, protocol)
     if name == "entire":
         pooled = m._models(a.run, s_run, progress[a.run], data)
         run_models = ((c, {name: model}, shard) for c, model, shard in pooled)
@@ -264,8 +347,13 @@ def _print_client(c: dict[str, Any], name: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("run", type=Path, help="a finished federated or Entire run folder")
-    ap.add_argument(
-        "--single", type=Path, required=True, help="a finished Single run folder"
+    ref = ap.add_mutually_exclusive_group(required=True)
+    ref.add_argument("--single", type=Path, help="a finished Single run folder")
+    ref.add_argument(
+        "--recorded",
+        type=Path,
+        help="an earlier --out of this script on the same partition, whose "
+        "Single (and run) MRRs per cell to compare with",
     )
     ap.add_argument("--data", default=None, help="the partition (default: the run's)")
     ap.add_argument(
@@ -277,7 +365,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="JSON file to write")
     a = ap.parse_args(argv)
     try:
-        s_single, s_fed = _settings(a.single, a.run)
+        recorded = None if a.recorded is None else load_recorded(a.recorded)
+        s_single, s_fed = _settings(a.single, a.run, recorded)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -298,20 +387,28 @@ def main(argv: list[str] | None = None) -> int:
     order = sorted(shards)
     num_entities = 1 + max(int(shards[c].entity_ids.max()) for c in order)
     occ = occurrences([shards[c] for c in order], num_entities)
-    clients = []
-    for i, cid in enumerate(order):
-        clients.append(
-            _client_report(i, shards[cid], occ, {k: v[cid] for k, v in rr.items()})
-        )
-        _print_client(clients[-1], name)
+    clients = [
+        _client_report(i, shards[cid], occ, {k: v[cid] for k, v in rr.items()})
+        for i, cid in enumerate(order)
+    ]
+    if recorded is not None:
+        try:
+            clients = merge_recorded(clients, recorded)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+    for c in clients:
+        _print_client(c, name)
+    keys = [k[4:] for k in clients[0] if k.startswith("mrr_")]
     summary = {
         f"{key}_{part}": _summary(clients, f"mrr_{key}", private)
-        for key in rr
+        for key in ["single", *(k for k in keys if k != "single")]
         for part, private in (("all", None), ("both_private", True), ("shared", False))
     }
     out = {
         "run": str(a.run),
-        "single": str(a.single),
+        "single": None if a.single is None else str(a.single),
+        "recorded": None if recorded is None else recorded["path"],
         "data": str(data),
         "protocol": protocol.to_dict(),
         "weighted": summary,

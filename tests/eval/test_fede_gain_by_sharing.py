@@ -185,3 +185,58 @@ def test_local_rows_are_what_local_evaluation_reports(tmp_path, load_script):
         assert c["mrr_local_rows"] != pytest.approx(c["mrr_federated"], rel=1e-6)
     w = doc["weighted"]["local_rows_all"]
     assert w == pytest.approx(ref["weighted"]["mrr"], rel=1e-9)
+
+
+def test_recorded_cells_stand_in_for_the_single_models(tmp_path, load_script, capsys):
+    # a FedE run's output recorded with --single, then an Entire run against
+    # that file: the same Single (and FedE) cells as ranking the models again
+    m = load_script("benchmarks/fede_gain_by_sharing.py")
+    single = _train(tmp_path, "independent", "single", 2)
+    fed = _train(tmp_path, "fede", "fede", 2)
+    entire = _train(tmp_path, "centralized", "entire", 2)
+    rec, direct, got = (tmp_path / f"{n}.json" for n in ("rec", "direct", "got"))
+    assert m.main([str(fed), "--single", str(single), "--out", str(rec)]) == 0
+    assert m.main([str(entire), "--single", str(single), "--out", str(direct)]) == 0
+    assert m.main([str(entire), "--recorded", str(rec), "--out", str(got)]) == 0
+    rec, direct, got = (json.loads(p.read_text()) for p in (rec, direct, got))
+    assert got["recorded"].endswith("rec.json") and got["single"] is None
+    for g, d, r in zip(got["clients"], direct["clients"], rec["clients"], strict=True):
+        assert g["mrr_single"] == pytest.approx(d["mrr_single"], rel=1e-12)
+        assert g["mrr_entire"] == pytest.approx(d["mrr_entire"], rel=1e-12)
+        assert g["mrr_federated"] == r["mrr_federated"]
+        for gc, dc, rc in zip(g["cells"], d["cells"], r["cells"], strict=True):
+            assert gc["n"] == dc["n"] == rc["n"]
+            if gc["n"]:
+                assert gc["mrr_single"] == pytest.approx(dc["mrr_single"], rel=1e-12)
+                assert gc["mrr_entire"] == dc["mrr_entire"]
+                assert gc["mrr_federated"] == rc["mrr_federated"]
+    for key in ("single_all", "entire_all", "single_shared", "entire_shared"):
+        assert got["weighted"][key] == pytest.approx(direct["weighted"][key], rel=1e-9)
+    assert got["weighted"]["federated_all"] == pytest.approx(
+        rec["weighted"]["federated_all"], rel=1e-9
+    )
+    # a federated run against a recorded federated one keeps both
+    again = tmp_path / "again.json"
+    assert (
+        m.main(
+            [str(fed), "--recorded", str(tmp_path / "rec.json"), "--out", str(again)]
+        )
+        == 0
+    )
+    c0 = json.loads(again.read_text())["clients"][0]
+    assert c0["mrr_recorded_federated"] == c0["mrr_federated"]
+    capsys.readouterr()
+    # another partition (a cell's count changed), or no such file: exit 2, one line
+    rec["clients"][0]["cells"][0]["n"] += 1
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(rec))
+    assert m.main([str(entire), "--recorded", str(bad), "--out", str(got)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.json: client 0's sharing cells differ" in err and err.count("\n") == 1
+    assert m.main([str(entire), "--recorded", str(tmp_path / "none.json")]) == 2
+    assert "none.json not found" in capsys.readouterr().err
+    assert json.loads((tmp_path / "got.json").read_text())["recorded"]  # kept whole
+    # --single and --recorded together: argparse's usage error, exit 2
+    with pytest.raises(SystemExit) as e:
+        m.main([str(entire), "--single", str(single), "--recorded", str(bad)])
+    assert e.value.code == 2
