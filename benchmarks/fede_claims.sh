@@ -40,6 +40,13 @@
 # --seed 0` (the FB15k-237-Fed3 / NELL-995-Fed3 recipes in datasets/*.json),
 # written once to $RUNS/data/.
 #
+# NELL-995-Fed3 runs get THP_MEM_ALLOC_ENABLE=1 (PyTorch's CPU allocator puts
+# allocations of 2 MB and more on transparent huge pages): a step frees and
+# re-allocates the dense gradient of the whole entity table, and on tables of
+# 24-75k entities huge pages halve the step; on FB15k-237-Fed3's 13-15k they
+# make it slower (docs/benchmarks.md, "Huge pages"). THP=0 or THP=1 sets it
+# for every run instead.
+#
 # Edit this file only by writing a new copy and renaming it over the old one:
 # sh reads a script as it runs it.
 set -u
@@ -95,8 +102,13 @@ train() {  # NAME DATA ALGORITHM MODEL
     esac
     resume=""
     [ -d "$out" ] && resume="--resume"
-    echo "$(date -u +%FT%TZ) $1: start $resume"
-    flock "$RUNS/$1.lock" $F train --data "$RUNS/data/$2" --algorithm "$3" \
+    case "${THP:-}:$2" in
+        :nell-995-*) thp=1 ;;
+        :*) thp=0 ;;
+        *) thp=$THP ;;
+    esac
+    echo "$(date -u +%FT%TZ) $1: start $resume (THP_MEM_ALLOC_ENABLE=$thp)"
+    THP_MEM_ALLOC_ENABLE=$thp flock "$RUNS/$1.lock" $F train --data "$RUNS/data/$2" --algorithm "$3" \
         --model "$4" --out "$out" $sched $SETTINGS $resume
     echo "$(date -u +%FT%TZ) $1: exit $?"
 }

@@ -38,9 +38,8 @@ MRRs (and those of the run FILE was made with) from an earlier output of this
 script, for when the Single models are no longer on disk. The partition must
 be the same: the clients, their test triples, training entities and every
 cell's count must match FILE's, else the script stops with exit code 2. The
-recorded run's results keep their names unless the new run's results take
-one (a federated run against a recorded federated one): those are named
-``recorded_<name>``.
+recorded Single results keep their name, the recorded run's are named
+``recorded_<name>`` (``recorded_federated``, ``recorded_local_rows``).
 
     python benchmarks/fede_gain_by_sharing.py runs/fede/nell995-fed3-rotate-fede \
         --single runs/fede/nell995-fed3-rotate-single --local-rows \
@@ -195,11 +194,11 @@ def load_recorded(path: Path) -> dict[str, Any]:
     return {**doc, "path": str(path)}
 
 
-def _recorded_mrrs(row: dict[str, Any], have: dict[str, Any]) -> dict[str, Any]:
-    r"""``row``'s ``mrr_<name>`` entries, renamed ``mrr_recorded_<name>``
-    where ``have`` already has the key."""
+def _recorded_mrrs(row: dict[str, Any]) -> dict[str, Any]:
+    r"""``row``'s ``mrr_<name>`` entries: ``mrr_single`` as it is, the
+    recorded run's renamed ``mrr_recorded_<name>``."""
     return {
-        (f"mrr_recorded_{k[4:]}" if k in have else k): v
+        (k if k == "mrr_single" else f"mrr_recorded_{k[4:]}"): v
         for k, v in row.items()
         if k.startswith("mrr_")
     }
@@ -208,9 +207,8 @@ def _recorded_mrrs(row: dict[str, Any], have: dict[str, Any]) -> dict[str, Any]:
 def merge_recorded(
     clients: list[dict[str, Any]], recorded: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    r"""``clients`` with every ``mrr_<name>`` of the ``recorded`` output's
-    clients and cells added (``mrr_recorded_<name>`` where ``clients``
-    already has ``mrr_<name>``); :class:`ValueError` naming the file unless
+    r"""``clients`` with the ``recorded`` output's MRRs per client and cell
+    added (:func:`_recorded_mrrs`); :class:`ValueError` naming the file unless
     the clients, their test triples, training entities and cell counts are
     the recorded ones."""
     path = recorded["path"]
@@ -234,8 +232,8 @@ def merge_recorded(
                 "run's partition's"
             )
         pairs = zip(new["cells"], old["cells"], strict=True)
-        cells = [{**x, **_recorded_mrrs(y, x)} for x, y in pairs]
-        merged.append({**new, **_recorded_mrrs(old, new), "cells": cells})
+        cells = [{**x, **_recorded_mrrs(y)} for x, y in pairs]
+        merged.append({**new, **_recorded_mrrs(old), "cells": cells})
     return merged
 
 

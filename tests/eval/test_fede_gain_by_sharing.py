@@ -203,16 +203,17 @@ def test_recorded_cells_stand_in_for_the_single_models(tmp_path, load_script, ca
     for g, d, r in zip(got["clients"], direct["clients"], rec["clients"], strict=True):
         assert g["mrr_single"] == pytest.approx(d["mrr_single"], rel=1e-12)
         assert g["mrr_entire"] == pytest.approx(d["mrr_entire"], rel=1e-12)
-        assert g["mrr_federated"] == r["mrr_federated"]
+        assert g["mrr_recorded_federated"] == r["mrr_federated"]
+        assert "mrr_federated" not in g
         for gc, dc, rc in zip(g["cells"], d["cells"], r["cells"], strict=True):
             assert gc["n"] == dc["n"] == rc["n"]
             if gc["n"]:
                 assert gc["mrr_single"] == pytest.approx(dc["mrr_single"], rel=1e-12)
                 assert gc["mrr_entire"] == dc["mrr_entire"]
-                assert gc["mrr_federated"] == rc["mrr_federated"]
+                assert gc["mrr_recorded_federated"] == rc["mrr_federated"]
     for key in ("single_all", "entire_all", "single_shared", "entire_shared"):
         assert got["weighted"][key] == pytest.approx(direct["weighted"][key], rel=1e-9)
-    assert got["weighted"]["federated_all"] == pytest.approx(
+    assert got["weighted"]["recorded_federated_all"] == pytest.approx(
         rec["weighted"]["federated_all"], rel=1e-9
     )
     # a federated run against a recorded federated one keeps both

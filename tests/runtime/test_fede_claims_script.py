@@ -34,6 +34,7 @@ train)
         shift
     done
     echo "train $(basename "$out")" >> "$LOG"
+    [ -n "${THPLOG:-}" ] && echo "$(basename "$out") $THP_MEM_ALLOC_ENABLE" >> "$THPLOG"
     [ -n "${FAIL:-}" ] && [ "$(basename "$out")" = "$FAIL" ] && { mkdir -p "$out"; exit 1; }
     mkdir -p "$out" && echo '{}' > "$out/results.json" ;;
 fuse)
@@ -126,3 +127,19 @@ def test_interrupted_run_resumes_and_fusion_waits(tmp_path):
         "resume nell995-fed3-rotate-fede", "train nell995-fed3-rotate-fede",
         "fuse nell995-fed3-rotate-fede",
     ]  # fmt: skip
+
+
+def test_huge_pages_for_nell_runs_only_unless_thp_is_set(tmp_path):
+    # PyTorch's THP_MEM_ALLOC_ENABLE: on for NELL-995-Fed3's large entity
+    # tables, off for FB15k-237-Fed3's; THP=0/1 sets it for every run
+    thp = tmp_path / "thp"
+    _run(tmp_path, recorded=[], THPLOG=str(thp), THP_MEM_ALLOC_ENABLE="1")
+    runs = dict(line.split() for line in thp.read_text().splitlines())
+    assert len(runs) == 24
+    assert {v for k, v in runs.items() if k.startswith("nell995")} == {"1"}
+    assert {v for k, v in runs.items() if k.startswith("fb15k237")} == {"0"}
+    for value in ("0", "1"):
+        shutil.rmtree(tmp_path / "runs")
+        thp.write_text("")
+        _run(tmp_path, recorded=[], THPLOG=str(thp), THP=value)
+        assert {line.split()[1] for line in thp.read_text().splitlines()} == {value}
