@@ -395,6 +395,13 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
+        except (KeyError, TypeError) as e:
+            print(
+                f"error: {recorded['path']}: not an output of "
+                f"fede_gain_by_sharing.py (no {e})",
+                file=sys.stderr,
+            )
+            return 2
     for c in clients:
         _print_client(c, name)
     keys = [k[4:] for k in clients[0] if k.startswith("mrr_")]

@@ -236,6 +236,12 @@ def test_recorded_cells_stand_in_for_the_single_models(tmp_path, load_script, ca
     assert "bad.json: client 0's sharing cells differ" in err and err.count("\n") == 1
     assert m.main([str(entire), "--recorded", str(tmp_path / "none.json")]) == 2
     assert "none.json not found" in capsys.readouterr().err
+    del rec["clients"][0]["cells"]
+    bad.write_text(json.dumps(rec))
+    assert m.main([str(entire), "--recorded", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "not an output of fede_gain_by_sharing.py (no 'cells')" in err
+    assert err.count("\n") == 1
     assert json.loads((tmp_path / "got.json").read_text())["recorded"]  # kept whole
     # --single and --recorded together: argparse's usage error, exit 2
     with pytest.raises(SystemExit) as e:
