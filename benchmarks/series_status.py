@@ -37,7 +37,7 @@ def _mrr(entry: dict[str, Any]) -> str:
 def baseline_status(run: Path) -> str | None:
     r"""One line on a baseline run from its ``trainerK.pt`` checkpoints, or
     ``None`` if it has none."""
-    import torch
+    from fedgraph.data.checkpoint import load_checkpoint
 
     files = sorted(run.glob("trainer*.pt"), key=lambda p: int(p.stem[7:] or 0))
     if not files:
@@ -47,7 +47,7 @@ def baseline_status(run: Path) -> str | None:
     settings = {**settings, "rounds_max": settings.get("rounds")}
     parts = []
     for path in files:
-        state = torch.load(path, weights_only=False, map_location="cpu")
+        state = load_checkpoint(path, keys=("epoch", "history"))
         epoch, hist = state["epoch"], state["history"]
         text = f"{path.stem} epoch {epoch}, {state['train_seconds'] / max(1, epoch):.0f} s/epoch"
         if hist:

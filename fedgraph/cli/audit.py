@@ -8,6 +8,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from fedgraph import guard
+from fedgraph.cli.options import number, positive, seed
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     from fedgraph.cli.choices import ATTACKS
@@ -37,23 +40,24 @@ def register(sub: argparse._SubParsersAction) -> None:
         "true negatives; membership: which entities the victim holds",
     )
     p.add_argument(
-        "--round", type=int, default=None, help="recorded round (default: last)"
+        "--round", type=positive, default=None, help="recorded round (default: last)"
     )
     p.add_argument(
         "--known-fraction",
-        type=float,
+        type=number,
         default=0.1,
         help="share of each victim's training triples the attacker knows "
         "(triple-inference; default: 0.1)",
     )
     p.add_argument("--data", default=None, help="dataset, if the run's has moved")
     p.add_argument(
-        "--seed", type=int, default=0, help="seeds the known share and the fit"
+        "--seed", type=seed, default=0, help="seeds the known share and the fit"
     )
     p.add_argument("--out", type=Path, default=None, help="report file")
     p.set_defaults(func=run)
 
 
+@guard.releases_locks
 def run(args: argparse.Namespace) -> int:
     from fedgraph.data.io import atomic_write_json
     from fedgraph.privacy.audit import run_audit
@@ -64,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(
             f"`--known-fraction` must lie in (0, 1) (got {args.known_fraction})"
         )
+    # someone's file at the report's path is refused before the attack runs
+    out = guard.check_file(args.out or args.run_dir / f"audit-{args.attack}.json")
     report = run_audit(
         args.run_dir,
         args.attack,
@@ -73,8 +79,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     report["command"] = args.command_line
-    out = args.out or args.run_dir / f"audit-{args.attack}.json"
-    atomic_write_json(out, report, default=float)
+    atomic_write_json(guard.claim_file(out), report, default=float)
     keys = list(report["mean"])
     print(f"{args.attack} on {args.run_dir} (round {report['round']}):")
     print("client  " + "  ".join(f"{k:>9}" for k in keys))

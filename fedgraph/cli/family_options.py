@@ -52,6 +52,7 @@ _TEXT_ONLY = (
     "rerank_alpha",
     "rerank_hops",
     "eval_batch_size",
+    "transliterate",
 )
 
 #: option (its ``argparse`` destination) -> the families that read it; the

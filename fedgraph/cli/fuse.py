@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fedgraph.cli.options import count, positive
+from fedgraph import guard
+from fedgraph.cli.options import non_negative, positive, real, seed, threads
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,7 +49,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--data", default=None, help="the partition, if it moved since the run"
     )
     p.add_argument(
-        "--threads", type=count, default=0, help="torch threads (0: default)"
+        "--threads",
+        type=threads,
+        default=0,
+        help="torch threads, at most the machine's CPUs (0: default)",
     )
     p.add_argument(
         "--results",
@@ -90,11 +94,13 @@ def _add_fitting(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--epochs",
-        type=int,
+        type=non_negative,
         default=100,
         help="fitting epochs (100; 0: no fitting, the plain sum of the two scores)",
     )
-    p.add_argument("--lr", type=float, default=0.1, help="Adam lr of the layer (0.1)")
+    p.add_argument(
+        "--lr", type=real(0.0), default=0.1, help="Adam lr of the layer (0.1)"
+    )
     p.add_argument(
         "--batch-size",
         type=positive,
@@ -108,11 +114,15 @@ def _add_fitting(p: argparse.ArgumentParser) -> None:
         help="negatives per positive in the fitting (default: 256)",
     )
     p.add_argument(
-        "--margin", type=float, default=10.0, help="FedE's beta (default: 10)"
+        "--margin",
+        type=real(0.0, strict=False),
+        default=10.0,
+        help="FedE's beta (default: 10)",
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--seed", type=seed, default=0, help="random seed (default: 0)")
 
 
+@guard.releases_locks
 def run(args: argparse.Namespace) -> int:
     import torch
 
@@ -123,11 +133,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.threads > 0:
         torch.set_num_threads(args.threads)
-    if args.epochs < 0:
-        raise ValueError(f"`--epochs` must be 0 or more (got {args.epochs})")
     opts = _fusion_options(args)
     if not args.single.is_dir():
         raise FileNotFoundError(f"`--single` folder {args.single} does not exist")
+    out = guard.check_file(  # someone's file there is refused before any work
+        args.results or args.run_dir / "fusion" / "results.json", option="--results"
+    )
     meta, _, fed, strategy, clients, which_round = load_trained_run(
         args.run_dir, args.checkpoint, data=args.data
     )
@@ -150,10 +161,9 @@ def run(args: argparse.Namespace) -> int:
         **opts.fit_kwargs(),
     )
     seconds = time.perf_counter() - t0
-    out = args.results or args.run_dir / "fusion" / "results.json"
     settings = _settings(args, meta, which_round, single_settings, seconds)
     write_results(
-        out,
+        guard.claim_file(out, option="--results"),
         weighted=res["weighted"],
         weighted_single=res["weighted_single"],
         weighted_federated=res["weighted_federated"],

@@ -18,7 +18,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             '"triples": {"train", "valid", "test"}}; federated partitions add '
             '"clients" (the same per client); DBP-5L adds "languages" and '
             '"alignments"; RDF benchmarks give "nodes", "triples", '
-            '"predicates", "classes", "labelled".'
+            '"predicates", "classes", "labelled". KGs and partitions add '
+            '"in_train": {"valid", "test"}, the evaluation triples that also '
+            "occur in train (0 for every shipped dataset)."
         ),
     )
     p.add_argument("dataset", metavar="DATASET", help="registered name or folder")
@@ -35,7 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def describe(
     name: str, root: Path | None = None, download: bool = True
 ) -> dict[str, Any]:
-    r"""``{"name", "kind", **stats}`` of a registered dataset or a folder."""
+    r"""``{"name", "kind", **stats}`` of a registered dataset or a folder;
+    KGs and federated KGs add ``in_train`` (:func:`in_train`)."""
     from fedgraph.data import load_folder, resolve_dataset
     from fedgraph.data.federated import federated_stats
     from fedgraph.data.load import is_folder_query
@@ -45,11 +48,40 @@ def describe(
     if is_folder_query(name):
         obj = load_folder(path)
         if isinstance(obj, FederatedKG):
-            return {"name": path.name, "kind": "federated-kg", **federated_stats(obj)}
-        return {"name": path.name, "kind": "kg", **obj.stats()}
-    cls = resolve_dataset(name)
-    ds = cls(root, download=download)
-    return {"name": cls.name, "kind": cls.kind, **ds.stats()}
+            stats = {"name": path.name, "kind": "federated-kg", **federated_stats(obj)}
+        else:
+            stats = {"name": path.name, "kind": "kg", **obj.stats()}
+    else:
+        cls = resolve_dataset(name)
+        ds = cls(root, download=download)
+        obj = ds.get()
+        stats = {"name": cls.name, "kind": cls.kind, **ds.stats()}
+    overlap = in_train(obj)
+    if overlap is not None:
+        stats["in_train"] = overlap
+    return stats
+
+
+def in_train(obj: Any) -> dict[str, int] | None:
+    r"""``{"valid": n, "test": n}``: evaluation triples of a
+    :class:`~fedgraph.data.KnowledgeGraph` (summed over the clients of a
+    :class:`~fedgraph.data.shard.FederatedKG`) that also occur in its
+    ``train`` split; :obj:`None` for other kinds."""
+    from fedgraph.data.knowledge_graph import KnowledgeGraph
+    from fedgraph.data.shard import FederatedKG
+    from fedgraph.data.triples import count_eval_in_train
+
+    if isinstance(obj, KnowledgeGraph):
+        graphs = [obj]
+    elif isinstance(obj, FederatedKG):
+        graphs = [s.graph for s in obj.shards]
+    else:
+        return None
+    total: dict[str, int] = {}
+    for graph in graphs:
+        for split, n in count_eval_in_train(graph).items():
+            total[split] = total.get(split, 0) + n
+    return total
 
 
 def _fmt(stats: dict[str, Any]) -> str:
@@ -85,4 +117,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["register", "run", "describe"]
+__all__ = ["register", "run", "describe", "in_train"]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from fedgraph.cli.choices import PARTITIONERS
-from fedgraph.cli.options import positive
+from fedgraph.cli.options import number, positive, seed
 
 
 def _strategies() -> list[str]:
@@ -43,10 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--clients", type=positive, required=True, help="number of clients (>= 1)"
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--seed", type=seed, default=0, help="random seed (default: 0)")
     p.add_argument(
         "--alpha",
-        type=float,
+        type=number,
         default=None,
         help="Dirichlet concentration of --strategy dirichlet (default: 0.5; "
         "smaller: more skewed clients)",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from fedgraph.cli.choices import RECORD_KEEP
+from fedgraph.cli.options import between, non_negative, real
 
 
 def add_privacy_arguments(p: argparse.ArgumentParser) -> None:
@@ -21,13 +22,15 @@ def add_privacy_arguments(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--dp-epsilon",
-        type=float,
+        type=real(0.0, strict=False),
         default=0.0,
         help="client-level DP on uploads: each client's epsilon over --rounds (0: off)",
     )
-    g.add_argument("--dp-delta", type=float, default=1e-5, help="DP delta")
     g.add_argument(
-        "--dp-clip", type=float, default=1.0, help="L2 bound of a round's update"
+        "--dp-delta", type=between(0.0, 1.0), default=1e-5, help="DP delta, in (0, 1)"
+    )
+    g.add_argument(
+        "--dp-clip", type=real(0.0), default=1.0, help="L2 bound of a round's update"
     )
     g.add_argument(
         "--secagg",
@@ -36,7 +39,7 @@ def add_privacy_arguments(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--secagg-neighbours",
-        type=int,
+        type=non_negative,
         default=0,
         help="SecAgg+ ring neighbours per client (0: all)",
     )

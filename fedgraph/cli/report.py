@@ -11,6 +11,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from fedgraph import guard
+
+#: what ``--out`` receives (:func:`fedgraph.report.write_report`, PNG figures)
+REPORT_FILES = ("report.md", "curves.png", "communication.png", "clients.png")
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -31,14 +36,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+@guard.releases_locks
 def run(args: argparse.Namespace) -> int:
     from fedgraph.report import load_run, runs_table, write_report
 
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         raise ValueError(f"`--out` {args.out} exists and is not a folder")
+    if args.out is not None:
+        guard.check(args.out, REPORT_FILES)  # refused before anything is written
     runs = [load_run(path) for path in args.runs]  # every run read before writing
     print(runs_table(runs))
-    if args.out is not None:
-        files = write_report(runs, args.out)
+    if args.out is not None:  # an earlier report's files are replaced, no others
+        files = write_report(runs, guard.claim(args.out, REPORT_FILES))
         print("wrote " + ", ".join(str(f) for f in files))
     return 0

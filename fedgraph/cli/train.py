@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from fedgraph import guard
 from fedgraph.cli.choices import (
     BASELINES,
     EVAL_PROTOCOLS,
@@ -25,7 +26,7 @@ from fedgraph.cli.choices import (
     SELECTIONS,
     normalized,
 )
-from fedgraph.cli.options import count, fraction, non_negative, positive, real
+from fedgraph.cli.options import fraction, non_negative, positive, real, seed, threads
 
 #: ``--corrupt`` choice -> corruption modes of training
 CORRUPTIONS = {"both": ("head-batch", "tail-batch"), "tail": ("tail-batch",)}
@@ -190,7 +191,7 @@ def _add_training(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--gamma",
-        type=float,
+        type=real(0.0),
         default=None,
         help="score margin γ (default: 9.0; text: InfoNCE's additive margin 0.02)",
     )
@@ -233,7 +234,7 @@ def _add_loop(p: argparse.ArgumentParser) -> None:
         "its aggregation variants; the same steps, equal up to float rounding; "
         "fastest with many clients on a GPU) (default: sequential)",
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--seed", type=seed, default=0, help="random seed (default: 0)")
 
 
 def _add_method(p: argparse.ArgumentParser, algorithm_settings: str) -> None:
@@ -338,13 +339,23 @@ def _add_run(p: argparse.ArgumentParser) -> None:
         "batched) (default: host)",
     )
     p.add_argument(
-        "--threads", type=count, default=0, help="torch threads (0: default)"
+        "--threads",
+        type=threads,
+        default=0,
+        help="torch threads, at most the machine's CPUs (more is refused) "
+        "(0: torch's default)",
     )
     p.add_argument(
         "--resume",
         action="store_true",
-        help="continue the run in --out (refused if a setting that changes the "
-        "result differs from the recorded one)",
+        help="continue the run in --out with the same command (refused, one line: "
+        "a setting that changes the result or the data's content differs from "
+        "what progress.json and every checkpoint record, a checkpoint records no "
+        "settings or is from another run, or trained rounds are recorded but "
+        "checkpoints/last.pt is gone). --rounds may grow while the run has not "
+        "finished; on a finished run it must be the round it finished at (or, "
+        "after early stopping, at least that round): a finished run is reported, "
+        "never trained further",
     )
     p.add_argument(
         "--stop-after",
@@ -414,6 +425,7 @@ def _is_run(out: Path) -> bool:
     )
 
 
+@guard.releases_locks  # the lock on --out (fedgraph.guard) ends with the command
 def run(args: argparse.Namespace) -> int:
     r"""``fedgraph train``: checks everything, then trains (a baseline or a
     federated algorithm) and writes the run's folder."""
@@ -427,6 +439,7 @@ def run(args: argparse.Namespace) -> int:
             setattr(args, key, value)
     algorithm = _check_args(args, family)
     _check_loop_options(args, family, algorithm)
+    guard.check(args.out)  # a folder fedgraph did not write is never trained into
     if args.threads > 0:
         import torch
 
@@ -443,7 +456,7 @@ def run(args: argparse.Namespace) -> int:
     if args.resume:
         from fedgraph.runtime.run_record import check_resume
 
-        check_resume(args.out, given)
+        check_resume(args.out, given, rounds=args.rounds)
     if args.resume and _report_finished(args, algorithm):
         return 0
     from fedgraph.eval.unseen import check_unseen
@@ -453,13 +466,39 @@ def run(args: argparse.Namespace) -> int:
         _load_federation(args.data, args.root), drop=args.unseen == "drop"
     )
     given["num_clients"] = fed.num_clients
-    if args.resume:  # the same folder may hold another federation now
-        from fedgraph.runtime.run_record import check_resume
+    from fedgraph.runtime.run_record import check_resume, run_identity
 
+    given.update(run_identity(args.out, args.data, args.root))  # data fingerprint
+    if args.resume:  # the same folder may hold another federation now
         check_resume(args.out, given)
+    _check_memory(args, algorithm, fed)  # before any table is allocated
     if algorithm in BASELINES:
         return _run_baseline(args, algorithm, fed, given)
-    return _run_federated(args, algorithm, fed, t0)
+    return _run_federated(args, algorithm, fed, t0, given)
+
+
+def _check_memory(args: argparse.Namespace, algorithm: str, fed: Any) -> None:
+    r"""Refuses tables and negatives larger than the memory left, naming the
+    options to lower (:func:`~fedgraph.models.memory.check_kge_memory`):
+    every client's model, or Centralized's one model over all entities."""
+    from fedgraph.federated.kge.setup import SETTING_NAMES
+    from fedgraph.models.kge import models
+    from fedgraph.models.memory import check_kge_memory
+    from fedgraph.registry import resolve_class
+
+    tables = [(s.num_entities, s.num_relations) for s in fed.shards]
+    if algorithm == "centralized":
+        tables = [(fed.num_entities, fed.num_relations)]
+    check_kge_memory(
+        tables,
+        args.dim,
+        model=resolve_class(args.model, models),
+        batch_size=args.batch_size,
+        num_negatives=args.num_negatives,
+        shared_negatives=not args.per_positive_negatives,
+        device=args.device,
+        names=SETTING_NAMES,
+    )
 
 
 def _check_loop_options(args: argparse.Namespace, family: str, algorithm: str) -> None:
@@ -566,9 +605,9 @@ def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
     out: Path = args.out
     if out.exists() and not out.is_dir():
         raise ValueError(f"`--out` {out} is a file, not a folder")
-    if out.exists() and any(out.iterdir()) and not args.resume:
+    if out.exists() and guard.contents(out) and not args.resume:  # lock files aside
         raise ValueError(f"`--out` {out} is not empty: pass --resume to continue it")
-    if args.resume and out.exists() and any(out.iterdir()) and not _is_run(out):
+    if args.resume and out.exists() and guard.contents(out) and not _is_run(out):
         raise ValueError(
             f"`--out` {out} is not a `fedgraph train` run (no progress.json, "
             "checkpoints/ or trainer*.pt): nothing to resume; pick another `--out`"
@@ -630,12 +669,15 @@ def _run_baseline(
     from fedgraph.data.io import atomic_write_json
     from fedgraph.runtime.baselines import run_baseline
 
+    guard.claim(args.out, fresh=not args.resume)  # locked until the command ends
     progress_path = args.out / "progress.json"
-    if not progress_path.exists():  # the record ``--resume`` compares with
-        record = {**given, "command": args.command_line, "rounds_max": args.rounds}
+    # the record ``--resume`` compares with, also in every trainer*.pt
+    record = {**given, "command": args.command_line, "rounds_max": args.rounds}
+    if not progress_path.exists():
         atomic_write_json(progress_path, {"settings": record, "history": []})
     res = run_baseline(
         fed,
+        record=record,
         setting=algorithm,
         model=args.model,
         hidden_channels=args.dim,
@@ -672,15 +714,21 @@ def _run_meta(
     algorithm: str,
     settings: Any,
     strategy: Any,
-    num_clients: int,
+    given: dict[str, Any],
 ) -> dict[str, Any]:
-    r"""The run's recorded settings (``progress.json``, ``results.json``)."""
+    r"""The run's recorded settings (``progress.json``, ``results.json``,
+    every checkpoint), with its identity from ``given``
+    (:func:`~fedgraph.runtime.run_record.run_identity`)."""
+    import torch
+
     from fedgraph.eval.protocol import resolve_protocol
 
     return {
         "algorithm": algorithm,
         "data": str(args.data),
-        "num_clients": num_clients,
+        "data_sha256": given["data_sha256"],
+        "run_id": given["run_id"],
+        "num_clients": given["num_clients"],
         "command": args.command_line,
         "strategy": repr(strategy),
         # the same, structured (what the strategy was built with)
@@ -699,6 +747,7 @@ def _run_meta(
         "eval_protocol": args.protocol,
         "corrupt": args.corrupt,
         "subsampling": not args.no_subsampling,
+        "threads": torch.get_num_threads(),
     }
 
 
@@ -707,6 +756,7 @@ def _progress_writer(args: argparse.Namespace, meta: dict[str, Any]) -> Any:
     after every round (and, with ``--quiet``, one line per round)."""
     from fedgraph.data.io import atomic_write_json
 
+    guard.claim(args.out, fresh=not args.resume)  # every family: locked to the end
     progress_path = args.out / "progress.json"
     history: list[dict[str, Any]] = []
     if args.resume and progress_path.exists():
@@ -741,12 +791,11 @@ def _round_line(entry: dict[str, Any]) -> str:
 
 
 def _run_federated(
-    args: argparse.Namespace, algorithm: str, fed: Any, t0: float
+    args: argparse.Namespace, algorithm: str, fed: Any, t0: float, given: dict[str, Any]
 ) -> int:
-    r"""Builds the federation, runs it with a checkpoint every round and
-    writes ``results.json`` when it ends."""
-    import torch
-
+    r"""Builds the federation, runs it with a checkpoint every round (each
+    recording the run's settings and identity, from ``given``) and writes
+    ``results.json`` when it ends."""
     from fedgraph.federated.kge.setup import build_kge_federation
     from fedgraph.runtime import run_simulation
 
@@ -761,6 +810,7 @@ def _run_federated(
         subsampling=not args.no_subsampling,
     )
     _check_local_training(args, strategy, clients)  # before anything is written
+    guard.claim(args.out, fresh=not args.resume)  # locked; the secret is written next
     setup_seconds = time.perf_counter() - t0
     privacy = _privacy(args)
     strategy, clients = privacy_setup.apply_privacy(  # privacy wrappers (if any)
@@ -773,10 +823,9 @@ def _run_federated(
         seed=args.seed,
     )
     args.out.mkdir(parents=True, exist_ok=True)  # only once the run can start
-    meta = _run_meta(args, algorithm, settings, strategy, fed.num_clients)
+    meta = _run_meta(args, algorithm, settings, strategy, given)
     if privacy.active:
         meta["privacy"] = privacy.to_dict()
-    meta["threads"] = torch.get_num_threads()
     meta["setup_seconds"] = setup_seconds
     t1 = time.perf_counter()
     res = run_simulation(
@@ -794,6 +843,7 @@ def _run_federated(
         on_round=_progress_writer(args, meta),
         selection=args.selection,
         local_training=args.local_training,
+        record=meta,
     )
     meta["wall_seconds_this_call"] = time.perf_counter() - t1
     if not res.test:

@@ -45,7 +45,7 @@ def run_rgcn(args: argparse.Namespace, algorithm: str) -> int:
     from fedgraph.federated.algorithms import parse_assignments
     from fedgraph.federated.rgcn.setup import RGCNSettings, loop_kwargs
     from fedgraph.runtime import run_simulation
-    from fedgraph.runtime.run_record import check_resume
+    from fedgraph.runtime.run_record import check_resume, run_identity
 
     t0 = time.perf_counter()
     check_rgcn_args(args)
@@ -56,10 +56,13 @@ def run_rgcn(args: argparse.Namespace, algorithm: str) -> int:
     )
     given = rgcn_record(args, algorithm, common, own)
     if args.resume:
-        check_resume(args.out, given)
+        check_resume(args.out, given, rounds=args.rounds)
         if _report_finished(args, algorithm):
             return 0
     fed = _federation(args)
+    given.update(run_identity(args.out, args.data, args.root))  # data fingerprint
+    if args.resume:
+        check_resume(args.out, given)
     strategy, clients = alg.build(fed, common, own)
     setup_seconds = time.perf_counter() - t0
     args.out.mkdir(parents=True, exist_ok=True)  # only once the run can start
@@ -74,6 +77,7 @@ def run_rgcn(args: argparse.Namespace, algorithm: str) -> int:
         progress=not args.quiet,
         stop_after=args.stop_after,
         on_round=_progress_writer(args, meta),
+        record=meta,
     )
     if res.rounds < args.rounds:
         print(f"stopped after round {res.rounds}; continue with --resume", flush=True)
@@ -90,7 +94,8 @@ def run_rgcn(args: argparse.Namespace, algorithm: str) -> int:
 
 def _report_finished(args: argparse.Namespace, algorithm: str) -> bool:
     r"""``--resume`` on a run that already reached ``--rounds``: print its
-    results and leave the folder as it is (a larger ``--rounds`` continues)."""
+    results and leave the folder as it is (another ``--rounds`` is refused
+    before: :func:`~fedgraph.runtime.run_record.check_rounds`)."""
     import json
 
     finished = args.out / "results.json"

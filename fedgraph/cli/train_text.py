@@ -139,6 +139,7 @@ def run_text(args: argparse.Namespace, algorithm: str, given: dict[str, Any]) ->
     graphs = load_language_graphs(
         args.data, args.languages, args.root, what=("DATASET", "`--languages`")
     )
+    given = _identified(args, given)
     encoder, tokenizer = load_text_model(args.encoder, "`--encoder`")
     alg = registry.get(algorithm, "text")
     settings = text_settings(args)
@@ -175,12 +176,25 @@ def run_text(args: argparse.Namespace, algorithm: str, given: dict[str, Any]) ->
         progress=not args.quiet,
         stop_after=args.stop_after,
         on_round=_progress_writer(args, meta),
+        record=meta,
     )
     if not res.test:
         print(f"stopped after round {res.rounds}; continue with --resume", flush=True)
         return 0
     _write_and_report(args, algorithm, res, meta, clients, _privacy(args))
     return 0
+
+
+def _identified(args: argparse.Namespace, given: dict[str, Any]) -> dict[str, Any]:
+    r"""``given`` with the run's identity and data fingerprint
+    (:func:`~fedgraph.runtime.run_record.run_identity`), checked against the
+    run under ``--resume`` (its data files may have changed since)."""
+    from fedgraph.runtime.run_record import check_resume, run_identity
+
+    given = {**given, **run_identity(args.out, args.data, args.root)}
+    if args.resume:
+        check_resume(args.out, _as_recorded_languages(args, given))
+    return given
 
 
 def text_record(args: argparse.Namespace, algorithm: str) -> dict[str, Any]:
@@ -228,7 +242,7 @@ def train_text(args: argparse.Namespace, algorithm: str) -> int:
     check_text_args(args, algorithm)
     given = text_record(args, algorithm)
     if args.resume:
-        check_resume(args.out, _as_recorded_languages(args, given))
+        check_resume(args.out, _as_recorded_languages(args, given), args.rounds)
         from fedgraph.cli.train import _report_finished
 
         if _report_finished(args, algorithm):

@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from fedgraph.cli.options import count, positive
+from fedgraph import guard
+from fedgraph.cli.options import non_negative, positive, real, threads
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,7 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="a folder of clientK/unlearn.txt files (FedLU's layout), or one file "
         "with --client",
     )
-    p.add_argument("--client", type=int, default=None, help="client of a single file")
+    p.add_argument(
+        "--client", type=non_negative, default=None, help="client of a single file"
+    )
     _add_unlearning(p)
     _add_retraining(p)
     p.add_argument(
@@ -52,7 +55,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "last round (default: best)",
     )
     p.add_argument(
-        "--threads", type=count, default=0, help="torch threads (0: default)"
+        "--threads",
+        type=threads,
+        default=0,
+        help="torch threads, at most the machine's CPUs (0: default)",
     )
     p.add_argument(
         "--results",
@@ -73,18 +79,23 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _add_unlearning(p: argparse.ArgumentParser) -> None:
     r"""FedLU's unlearning options (interference, decay, aggregation)."""
-    p.add_argument("--epochs", type=int, default=10, help="interference epochs (10)")
     p.add_argument(
-        "--decay-epochs", type=int, default=10, help="max passive-decay epochs"
+        "--epochs", type=non_negative, default=10, help="interference epochs (10)"
+    )
+    p.add_argument(
+        "--decay-epochs", type=non_negative, default=10, help="max passive-decay epochs"
     )
     p.add_argument(
         "--mu-soft",
-        type=float,
+        type=real(0.0, strict=False),
         default=0.1,
         help="weight of the soft-confusion loss on the forgotten triples (0.1)",
     )
     p.add_argument(
-        "--mu-distill", type=float, default=None, help="default: the run's mu_distill"
+        "--mu-distill",
+        type=real(0.0, strict=False),
+        default=None,
+        help="default: the run's mu_distill",
     )
     p.add_argument("--no-hard", action="store_true", help="ablation: no hard confusion")
     p.add_argument(
@@ -94,7 +105,7 @@ def _add_unlearning(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--rounds",
-        type=int,
+        type=non_negative,
         default=1,
         help="FedLU learning rounds on the retained data after unlearning "
         "(propagation; 0: only average the global tables) (default: 1)",
@@ -117,6 +128,7 @@ def _add_retraining(p: argparse.ArgumentParser) -> None:
     )
 
 
+@guard.releases_locks
 def run(args: argparse.Namespace) -> int:
     import torch
 
@@ -139,7 +151,11 @@ def run(args: argparse.Namespace) -> int:
         "settings": _settings(args, meta, settings, which_round, requests, mu),
         "seconds": {},
     }
-    out = args.results or args.run_dir / "unlearn" / "results.json"
+    out = guard.claim_file(  # not over a file of someone else; locked
+        args.results or args.run_dir / "unlearn" / "results.json", option="--results"
+    )
+    if not args.no_retrain:  # the re-trained references' checkpoints
+        guard.claim(args.run_dir / "unlearn", ("retrain",), option="RUN_DIR")
     finished = _earlier_results(out, doc["settings"]) if args.resume else None
     if finished is not None:
         print(f"resuming: raw and unlearned results of {out}", flush=True)

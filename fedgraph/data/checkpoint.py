@@ -54,6 +54,7 @@ def load_checkpoint(
     *,
     keys: Iterable[str] = (),
     hint: str = "",
+    mmap: bool = False,
 ) -> Any:
     r"""A checkpoint read with ``torch.load(weights_only=True)`` onto the CPU.
 
@@ -63,6 +64,9 @@ def load_checkpoint(
             hold (a mapping). (default: none)
         hint (str, optional): what the user can do if the file is unreadable,
             appended to the error. (default: delete it)
+        mmap (bool, optional): map the file's tensors into memory instead of
+            reading them (cheap when only its plain values are wanted, e.g.
+            the run settings a checkpoint records). (default: :obj:`False`)
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
@@ -78,7 +82,7 @@ def load_checkpoint(
     allow = getattr(torch.serialization, "safe_globals", None)  # torch >= 2.5
     try:
         with allow(_numpy_globals()) if allow else contextlib.nullcontext():
-            obj = torch.load(path, weights_only=True, map_location="cpu")
+            obj = torch.load(path, weights_only=True, map_location="cpu", mmap=mmap)
     except pickle.UnpicklingError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "unpickling"
         if "weights_only" in str(exc) or "Unsupported global" in str(exc):

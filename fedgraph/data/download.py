@@ -25,6 +25,27 @@ class ChecksumError(ValueError):
     r"""A downloaded file's SHA-256 differs from the registry's."""
 
 
+def verify_sha256(path: str | os.PathLike[str], sha256: str | None) -> str:
+    r"""The hex SHA-256 of the file at ``path``, checked against the pinned
+    ``sha256`` (:obj:`None`: nothing pinned, nothing checked).
+
+    Raises:
+        ChecksumError: naming the file and both digests (a corrupt copy, or
+            another file under the pinned name).
+    """
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+    digest = h.hexdigest()
+    if sha256 is not None and digest != sha256.lower():
+        raise ChecksumError(
+            f"Archive '{path}' has SHA-256 {digest}, expected {sha256}: the file "
+            "is corrupt or a different release"
+        )
+    return digest
+
+
 def download_url(
     url: str,
     path: str | os.PathLike[str],
@@ -138,6 +159,7 @@ def remove_empty_dirs(top: Path | None) -> None:
 
 __all__ = [
     "ChecksumError",
+    "verify_sha256",
     "download_url",
     "extract_archive",
     "first_missing_dir",

@@ -34,6 +34,7 @@ from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.data.shard import FederatedKG, KGShard
 from fedgraph.data.triples import (
     Duplicates,
+    flag_eval_in_train,
     handle_duplicates,
     order_splits,
     read_labeled_triples,
@@ -118,6 +119,7 @@ def _client_shard(
     rel_ids, rel_local = np.unique(rows[:, 1], return_inverse=True)
     ent_local = ent_local.reshape(-1, 2)
     local = np.stack([ent_local[:, 0], rel_local.reshape(-1), ent_local[:, 1]], axis=1)
+    flag_eval_in_train({s: glob[a:b] for s, a, b in spans}, files)
     triples, start = {}, 0
     for s, a, b in spans:
         part = local[start : start + (b - a)]

@@ -13,6 +13,7 @@ from torch_geometric.data import HeteroData
 
 from fedgraph.data.io import atomic_torch_save
 from fedgraph.typing import SPLITS, Triples
+from fedgraph.validate import check_instance, check_integer, check_triples
 
 ENTITY = "entity"
 
@@ -44,6 +45,8 @@ class KnowledgeGraph:
         name (str, optional): the dataset's name. (default: :obj:`""`)
 
     Raises:
+        TypeError: if a split holds floats (never truncated to ids) or a
+            count is not an integer.
         ValueError: if a split is not ``[n, 3]`` or holds an id out of range.
     """
 
@@ -57,8 +60,8 @@ class KnowledgeGraph:
         name: str = "",
     ) -> None:
         self.name = name
-        self.num_entities = int(num_entities)
-        self.num_relations = int(num_relations)
+        self.num_entities = check_integer(num_entities, "num_entities", low=0)
+        self.num_relations = check_integer(num_relations, "num_relations", low=0)
         if entity_names is not None and len(entity_names) != self.num_entities:
             raise ValueError(
                 f"`entity_names` must have `num_entities`={self.num_entities} "
@@ -73,32 +76,18 @@ class KnowledgeGraph:
         self.relation_names = (
             list(relation_names) if relation_names is not None else None
         )
+        check_instance(triples, "triples", Mapping)
         order = [s for s in SPLITS if s in triples]
         order += [s for s in triples if s not in SPLITS]
         self.split_names: list[str] = order
         self._triples: dict[str, Tensor] = {}
         for split in order:
-            t = torch.as_tensor(triples[split], dtype=torch.long)
-            if t.dim() != 2 or t.size(1) != 3:
-                raise ValueError(
-                    f"Split '{split}' must be an [n, 3] tensor of "
-                    f"(head, relation, tail) ids (got shape {tuple(t.shape)})"
-                )
-            if t.numel():
-                ent = t[:, [0, 2]]
-                if int(ent.min()) < 0 or int(ent.max()) >= self.num_entities:
-                    raise ValueError(
-                        f"Split '{split}' holds an entity id outside "
-                        f"[0, {self.num_entities}) (got range "
-                        f"[{int(ent.min())}, {int(ent.max())}])"
-                    )
-                rel = t[:, 1]
-                if int(rel.min()) < 0 or int(rel.max()) >= self.num_relations:
-                    raise ValueError(
-                        f"Split '{split}' holds a relation id outside "
-                        f"[0, {self.num_relations}) (got range "
-                        f"[{int(rel.min())}, {int(rel.max())}])"
-                    )
+            t = check_triples(  # float ids are refused, never truncated
+                triples[split],
+                f"triples['{split}']",
+                num_entities=self.num_entities,
+                num_relations=self.num_relations,
+            )
             self._triples[split] = t.contiguous()
 
     # ------------------------------------------------------------------ views

@@ -9,6 +9,7 @@ from typing import Any
 from fedgraph.data.dataset import KGDataset
 from fedgraph.data.triples import Duplicates
 from fedgraph.registry import normalize_name, resolve_class
+from fedgraph.validate import check_instance
 
 
 def _registry() -> list[type[KGDataset]]:
@@ -65,7 +66,14 @@ def load_dataset(
         The dataset's object: a :class:`~fedgraph.data.KnowledgeGraph`,
         :class:`~fedgraph.data.shard.FederatedKG`,
         :class:`~fedgraph.data.MultilingualKG` or PyG ``HeteroData``.
+
+    Raises:
+        TypeError: ``name`` or ``root`` is neither a string nor a path.
+        ValueError: ``name`` is neither a registered name nor a folder.
     """
+    check_instance(name, "name", (str, os.PathLike))
+    if root is not None:
+        check_instance(root, "root", (str, os.PathLike))
     if is_folder_query(name):
         return load_folder(name, **kwargs)
     text = str(name)

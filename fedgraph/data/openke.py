@@ -9,9 +9,11 @@ Files (as in OpenKE's ``benchmarks/``; NELL-995 uses it):
   h, t, r**), reordered here to fedgraph's ``(head, relation, tail)``.
 
 The published ids are kept as they are (no re-numbering). Every count line
-is checked against the rows that follow it, ids must be a permutation of
-``0 … count - 1``, and a triple naming an id beyond the dictionaries is an
-error naming the file and line.
+is checked against the rows that follow it, a dictionary must be one-to-one
+(ids a permutation of ``0 … count - 1``, no name listed twice), and a triple
+naming an id beyond the dictionaries is an error naming the file and line.
+``valid``/``test`` triples also in ``train`` are flagged as in
+:mod:`fedgraph.data.triples`.
 """
 
 from __future__ import annotations
@@ -21,9 +23,15 @@ from pathlib import Path
 
 import numpy as np
 
-from fedgraph.data.io import DataFormatError, parse_ints, read_text, split_columns
+from fedgraph.data.io import (
+    DataFormatError,
+    first_repeat,
+    parse_ints,
+    read_text,
+    split_columns,
+)
 from fedgraph.data.knowledge_graph import KnowledgeGraph
-from fedgraph.data.triples import Duplicates, handle_duplicates
+from fedgraph.data.triples import Duplicates, flag_eval_in_train, handle_duplicates
 
 OPENKE_SPLITS = {
     "train": "train2id.txt",
@@ -51,7 +59,12 @@ def _count_and_body(path: Path) -> tuple[int, str]:
 
 def read_openke_ids(path: str | os.PathLike[str]) -> list[str]:
     r"""Reads ``entity2id.txt``/``relation2id.txt``: returns the names ordered
-    by id (``names[i]`` has id ``i``)."""
+    by id (``names[i]`` has id ``i``).
+
+    The map must be one-to-one: an id given to two names, or a name given
+    two ids, is an error naming both lines (after the whitespace rule of
+    :func:`~fedgraph.data.io.split_columns`, so ``"usa "`` is ``"usa"``).
+    """
     path = Path(path)
     count, body = _count_and_body(path)
     if count == 0:
@@ -64,17 +77,21 @@ def read_openke_ids(path: str | os.PathLike[str]) -> list[str]:
             f"{path}, line {int(bad[0]) + 2}: id {int(ids[bad[0]])} outside "
             f"[0, {count})"
         )
-    seen = np.zeros(count, dtype=bool)
+    names = cols[:, 0]
+    if (pair := first_repeat(ids)) is not None:
+        i, j = pair
+        raise DataFormatError(
+            f"{path}, line {j + 2}: id {int(ids[j])} is used twice (also on line "
+            f"{i + 2}: {names[i]!r} and {names[j]!r})"
+        )
+    if (pair := first_repeat(names)) is not None:
+        i, j = pair
+        raise DataFormatError(
+            f"{path}, line {j + 2}: name {names[j]!r} is listed twice (also on "
+            f"line {i + 2}, with ids {int(ids[i])} and {int(ids[j])})"
+        )
     order = np.empty(count, dtype=np.int64)
     order[ids] = np.arange(count)
-    seen[ids] = True
-    if not seen.all() or len(np.unique(ids)) != count:
-        _, first = np.unique(ids, return_index=True)
-        dup = np.setdiff1d(np.arange(count), first)[0]
-        raise DataFormatError(
-            f"{path}, line {int(dup) + 2}: id {int(ids[dup])} is used twice"
-        )
-    names = cols[:, 0]
     return [str(n) for n in names[order].tolist()]
 
 
@@ -123,12 +140,16 @@ def read_openke_folder(
     path = Path(path)
     entities = read_openke_ids(path / "entity2id.txt")
     relations = read_openke_ids(path / "relation2id.txt")
-    triples = {}
-    for split, fname in OPENKE_SPLITS.items():
-        t = read_openke_triples(path / fname, len(entities), len(relations))
-        triples[split] = handle_duplicates(
-            t, duplicates, path=path / fname, first_line=2
-        )
+    files = {split: path / fname for split, fname in OPENKE_SPLITS.items()}
+    raw = {
+        split: read_openke_triples(f, len(entities), len(relations))
+        for split, f in files.items()
+    }
+    flag_eval_in_train(raw, files, first_line=2)
+    triples = {
+        split: handle_duplicates(t, duplicates, path=files[split], first_line=2)
+        for split, t in raw.items()
+    }
     return KnowledgeGraph(
         triples,
         num_entities=len(entities),

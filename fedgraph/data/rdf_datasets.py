@@ -1,11 +1,19 @@
 r"""AIFB, MUTAG, BGS and AM as registered datasets (``fedgraph datasets``,
-:func:`~fedgraph.data.load_dataset`), wrapping :mod:`fedgraph.data.rdf_entities`."""
+:func:`~fedgraph.data.load_dataset`), wrapping :mod:`fedgraph.data.rdf_entities`.
+
+The archive's pinned SHA-256 is checked every time a dataset object is made
+(``fedgraph info aifb``, ``load_dataset("aifb")``, ``fedgraph partition
+aifb``), before the processed cache or the parser sees the file, exactly as
+:func:`~fedgraph.data.rdf_entities.load_rdf` does: a local copy that is
+another file under the pinned name is refused with a ``ValueError`` naming
+both digests, never read."""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
 from fedgraph.data.dataset import KGDataset, RemoteFile
+from fedgraph.data.download import verify_sha256
 from fedgraph.data.rdf_entities import RDF_DATASETS, RDFSpec, build_rdf_graph
 from fedgraph.data.rdf_graph import RDFGraph
 
@@ -14,6 +22,14 @@ class _RDFDataset(KGDataset):
     kind = "rdf"
     folder = "rdf"
     spec: ClassVar[RDFSpec]
+
+    def cache_key(self) -> str:
+        r"""Checks each archive against its pinned SHA-256 (a mismatch raises
+        :class:`~fedgraph.data.download.ChecksumError`), then keys the cache
+        as :meth:`KGDataset.cache_key` does."""
+        for f, path in zip(self.remote_files, self.raw_paths, strict=True):
+            verify_sha256(path, f.sha256)
+        return super().cache_key()
 
     def process(self) -> RDFGraph:
         return build_rdf_graph(self.raw_paths[0], self.spec)

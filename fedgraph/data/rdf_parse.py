@@ -6,6 +6,9 @@ header line, then ``entity … label`` rows). Terms are kept as their N-Triples
 spelling (``<uri>``, ``"lexical"^^<datatype>`` / ``"lexical"@lang``,
 ``_:label``), so URIs, literals and blank nodes never collide and blank-node
 labels are the file's own (rdflib would otherwise rename them at random).
+Text is decoded with :func:`~fedgraph.data.io.decode_utf8`, the rule of every
+other data file: a leading byte-order mark is dropped with a warning, and a
+byte that is not UTF-8 is an error naming its own line.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from pathlib import Path
 
 import torch
 from torch import Tensor
+
+from fedgraph.data.io import decode_utf8
 
 GRAPH_SUFFIX = "_stripped.nt.gz"
 LABEL_FILES = ("trainingSet.tsv", "testSet.tsv")
@@ -84,7 +89,8 @@ def parse_ntriples(data: bytes, filename: str) -> list[tuple[str, str, str]]:
     strings (N-Triples spelling for nodes, the URI for predicates).
 
     Raises:
-        ValueError: on a malformed line, naming ``filename`` and the line.
+        ValueError: on a malformed line or a byte that is not UTF-8, naming
+            ``filename`` and the line.
     """
     from rdflib.plugins.parsers.ntriples import W3CNTriplesParser
 
@@ -96,13 +102,15 @@ def parse_ntriples(data: bytes, filename: str) -> list[tuple[str, str, str]]:
             self.lines += line is not None
             return line
 
+    # Decoded whole first (not by a streaming reader), so a byte that is not
+    # UTF-8 is reported on its own line, not on the line being parsed.
+    text = decode_utf8(data, filename)
     sink = _Sink()
     context = _KeepLabels()
     parser = _CountingParser(sink, bnode_context=context)
-    stream = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="strict")
     try:
-        parser.parse(stream, bnode_context=context)
-    except Exception as exc:  # rdflib's ParseError, UnicodeDecodeError, …
+        parser.parse(io.StringIO(text), bnode_context=context)
+    except Exception as exc:  # rdflib's ParseError, …
         raise ValueError(
             f"Malformed N-Triples in '{filename}' line {max(parser.lines, 1)}: {exc}"
         ) from exc
@@ -162,9 +170,11 @@ def read_labels(
         ValueError: on a short row or an entity absent from the graph, naming
             ``filename`` and the 1-based line number.
     """
-    text = data.decode("utf-8")
-    lines = text.splitlines()
-    if not lines:
+    text = decode_utf8(data, filename)
+    # split on LF only (``splitlines`` also breaks on U+2028, U+0085, …, which
+    # would shift every line number after one)
+    lines = text.replace("\r\n", "\n").split("\n")
+    if not text.strip():
         raise ValueError(f"Label file '{filename}' is empty")
     ids: list[int] = []
     labels: list[str] = []

@@ -14,6 +14,18 @@ at the end.
 and the published counts keep them) with one warning giving the count and the
 first line; ``duplicates="drop"`` drops later copies (also warned),
 ``duplicates="error"`` raises.
+
+**Evaluation triples seen in training.** A ``valid`` or ``test`` triple that
+also occurs in ``train`` is kept, with one warning per split naming both files,
+the count and the first line (:func:`flag_eval_in_train`); ``fedgraph info``
+reports the counts as ``in_train`` (:func:`count_eval_in_train`). Such
+triples reward memorising the training set; none of the shipped datasets has
+any.
+
+**Invisible characters.** Every file goes through
+:func:`~fedgraph.data.io.read_text` and :func:`~fedgraph.data.io.split_columns`:
+a leading byte-order mark is dropped and whitespace around a name is stripped,
+each with a warning naming the file, so neither creates a new entity.
 """
 
 from __future__ import annotations
@@ -31,6 +43,7 @@ from fedgraph.data.io import (
     duplicate_rows,
     factorize,
     read_text,
+    rows_in,
     split_columns,
 )
 from fedgraph.data.knowledge_graph import KnowledgeGraph
@@ -81,6 +94,56 @@ def handle_duplicates(
     return triples
 
 
+#: Splits checked against ``train`` by :func:`flag_eval_in_train` (an extra
+#: split such as FedLU's ``unlearn`` is a subset of ``train`` by design).
+EVAL_SPLITS = ("valid", "test")
+
+
+def eval_in_train(triples: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    r"""``split → row indices`` of the ``valid``/``test`` triples (``[n, 3]``
+    int arrays in ``triples``) that also occur in ``triples["train"]``."""
+    if "train" not in triples:
+        return {}
+    train = np.asarray(triples["train"])
+    return {
+        s: np.flatnonzero(rows_in(np.asarray(triples[s]), train))
+        for s in EVAL_SPLITS
+        if s in triples
+    }
+
+
+def flag_eval_in_train(
+    triples: Mapping[str, np.ndarray],
+    paths: Mapping[str, str | os.PathLike[str]] | None = None,
+    *,
+    first_line: int = 1,
+) -> dict[str, int]:
+    r"""Warns once per ``valid``/``test`` split holding triples that also
+    occur in ``train``, naming both files, the count and the first line;
+    returns ``split → count``."""
+    counts = {}
+    for split, rows in eval_in_train(triples).items():
+        counts[split] = int(rows.size)
+        if rows.size == 0:
+            continue
+        where = paths[split] if paths and split in paths else split
+        train = paths["train"] if paths and "train" in paths else "train"
+        warnings.warn(
+            f"{where}: {rows.size} triple(s) also in {train} (first at line "
+            f"{int(rows[0]) + first_line}); kept, but a model that memorises "
+            "the training set scores them perfectly",
+            stacklevel=3,
+        )
+    return counts
+
+
+def count_eval_in_train(graph: KnowledgeGraph) -> dict[str, int]:
+    r"""``{"valid": n, "test": n}``: how many of ``graph``'s evaluation
+    triples also occur in its ``train`` split (``fedgraph info`` shows it)."""
+    splits = {s: graph.triples(s).numpy() for s in graph.split_names}
+    return {s: int(rows.size) for s, rows in eval_in_train(splits).items()}
+
+
 def order_splits(files: Mapping[str, object]) -> list[str]:
     r"""``train``, ``valid``, ``test`` first (when present), then the rest."""
     return [s for s in SPLITS if s in files] + [s for s in files if s not in SPLITS]
@@ -107,11 +170,14 @@ def labeled_triples_to_graph(
     ids = np.stack([ent_codes[0::2], rel_codes, ent_codes[1::2]], axis=1).astype(
         np.int64
     )
-    triples = {}
+    parts = {}
     offset = 0
     for split, size in zip(splits, sizes, strict=True):
-        part = ids[offset : offset + size]
+        parts[split] = ids[offset : offset + size]
         offset += size
+    flag_eval_in_train(parts, paths)
+    triples = {}
+    for split, part in parts.items():
         where = paths[split] if paths and split in paths else split
         triples[split] = handle_duplicates(part, duplicates, path=where)
     return KnowledgeGraph(
@@ -174,6 +240,10 @@ __all__ = [
     "Duplicates",
     "read_labeled_triples",
     "handle_duplicates",
+    "EVAL_SPLITS",
+    "eval_in_train",
+    "flag_eval_in_train",
+    "count_eval_in_train",
     "labeled_triples_to_graph",
     "read_triple_files",
     "read_triple_folder",

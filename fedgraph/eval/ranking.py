@@ -20,6 +20,7 @@ from torch import Tensor
 from fedgraph.eval.metrics import DIRECTIONS, LinkPredState
 from fedgraph.models.kge.base import KGEModel
 from fedgraph.progress import advance
+from fedgraph.validate import check_ids, check_integer, check_triples
 
 
 class TripleFilter:
@@ -33,9 +34,15 @@ class TripleFilter:
     """
 
     def __init__(self, triples: Tensor, num_entities: int, num_relations: int) -> None:
-        triples = torch.unique(triples.long(), dim=0)
-        self.num_entities = int(num_entities)
-        self.num_relations = int(num_relations)
+        self.num_entities = check_integer(num_entities, "num_entities")
+        self.num_relations = check_integer(num_relations, "num_relations")
+        triples = check_triples(
+            triples,
+            "triples",
+            num_entities=self.num_entities,
+            num_relations=self.num_relations,
+        )
+        triples = torch.unique(triples, dim=0)
         self.num_triples = int(triples.size(0))
         h, r, t = triples.unbind(1)
         # direction -> (sorted query keys, values in key order)
@@ -224,10 +231,20 @@ def rank_triples(
     Everything runs on the model's device (its parameters'; the CPU for a
     model without any): ``triples``, ``candidates`` and the filter's index
     are moved there.
+
+    Raises:
+        TypeError: ids given as floats (never truncated) or a ``batch_size``
+            that is not an integer.
+        ValueError: ``triples`` not ``[n, 3]``, an id outside the model's
+            entities or relations, a ``batch_size`` below 1 or an unknown
+            direction; each names the argument.
     """
+    triples, candidates, exclude = _checked_queries(
+        model, triples, candidates, exclude, directions, batch_size
+    )
     state = LinkPredState() if state is None else state
     device = _device_of(model)
-    triples = triples.long().to(device)
+    triples = triples.to(device)
     if filter is not None:
         filter = filter.to(device)
     candidates, col_of, ex_col = _columns(
@@ -236,10 +253,6 @@ def rank_triples(
     was_training = model.training
     model.eval()
     for direction in directions:
-        if direction not in DIRECTIONS:
-            raise ValueError(
-                f"`directions` items must be in {DIRECTIONS} (got {direction!r})"
-            )
         for start in range(0, triples.size(0), batch_size):
             batch = triples[start : start + batch_size]
             scores, col = _filtered_scores(
@@ -249,6 +262,36 @@ def rank_triples(
             advance(batch.size(0))  # the open progress bar, if any
     model.train(was_training)
     return state
+
+
+def _checked_queries(
+    model: KGEModel,
+    triples: Tensor,
+    candidates: Tensor | None,
+    exclude: Tensor | None,
+    directions: Sequence[str],
+    batch_size: int,
+) -> tuple[Tensor, Tensor | None, Tensor | None]:
+    r"""The arguments of :func:`rank_triples` checked against the model's
+    entity and relation counts (``long`` tensors), before any scoring."""
+    check_integer(batch_size, "batch_size")
+    for direction in directions:
+        if direction not in DIRECTIONS:
+            raise ValueError(
+                f"`directions` items must be in {DIRECTIONS} (got {direction!r})"
+            )
+    n_ent = model.num_entities
+    triples = check_triples(
+        triples,
+        "triples",
+        num_entities=n_ent,
+        num_relations=getattr(model, "num_relations", None),
+    )
+    if candidates is not None:
+        candidates = check_ids(candidates, "candidates", high=n_ent)
+    if exclude is not None:
+        exclude = check_ids(exclude, "exclude", high=n_ent)
+    return triples, candidates, exclude
 
 
 __all__ = ["TripleFilter", "realistic_ranks", "rank_triples"]

@@ -2,11 +2,17 @@ r"""The partitioner contract."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import types
+import typing
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
 import torch
+
+from fedgraph.validate import check_instance, check_integer
 
 
 class Partitioner(ABC):
@@ -17,18 +23,25 @@ class Partitioner(ABC):
     randomness comes from ``seed``): calling it twice on the same input gives
     byte-identical output.
 
+    Calling a partitioner first checks that its ``graph`` is of the type its
+    ``__call__`` annotates (``KnowledgeGraph``, ``RDFGraph``): anything else
+    raises a one-line :class:`TypeError` naming ``graph``, never an error
+    from inside the partitioning.
+
     Args:
         num_clients (int): number of client shards to produce.
-        seed (int, optional): random seed. (default: :obj:`0`)
+        seed (int, optional): random seed, ``>= 0``. (default: :obj:`0`)
     """
 
     def __init__(self, num_clients: int, *, seed: int = 0) -> None:
-        if not isinstance(num_clients, int) or num_clients < 1:
-            raise ValueError(
-                f"`num_clients` must be a positive integer (got {num_clients!r})"
-            )
-        self.num_clients = num_clients
-        self.seed = seed
+        self.num_clients = check_integer(num_clients, "num_clients")
+        self.seed = check_integer(seed, "seed", low=0)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        call = cls.__dict__.get("__call__")
+        if call is not None:
+            cls.__call__ = _checking_graph(call)  # type: ignore[method-assign]
 
     @abstractmethod
     def __call__(self, graph: Any) -> Any:
@@ -70,6 +83,33 @@ class Partitioner(ABC):
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{self.__class__.__name__}({args})"
+
+
+def _checking_graph(call: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    r"""``call`` (a partitioner's ``__call__``) preceded by the check that
+    its ``graph`` has the annotated type."""
+
+    @functools.wraps(call)
+    def checked(self: Partitioner, graph: Any) -> Any:
+        check_instance(graph, "graph", _annotated_type(call))
+        return call(self, graph)
+
+    return checked
+
+
+def _annotated_type(call: Callable[..., Any]) -> type | tuple[type, ...]:
+    r"""The class (or classes, for a union) that ``call`` annotates its
+    ``graph`` argument with; :class:`object` when there is none."""
+    try:
+        hint = typing.get_type_hints(call).get("graph", object)
+    except (NameError, TypeError):  # an annotation not importable at run time
+        return object
+    if isinstance(hint, type):
+        return hint
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        kinds = tuple(a for a in typing.get_args(hint) if isinstance(a, type))
+        return kinds or object
+    return object
 
 
 def source_checksum(graph: Any) -> str:

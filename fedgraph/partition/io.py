@@ -19,9 +19,11 @@ Layout (``kind = "kg"``; every text file is UTF-8, ``\n``-terminated)::
 
 A folder is written to a temporary sibling and renamed into place, so a
 crash never leaves a half-written partition under ``DIR``. Loading checks the
-format and version fields, that every client folder and listed file exists,
-each file's SHA-256, and the parsed sizes against ``META.json``; any mismatch
-raises :class:`PartitionFormatError` naming the file.
+format and version fields, that the folder holds exactly the ``num_clients``
+client folders listed (no more, no fewer), that every listed file exists,
+each file's SHA-256, that each id map is one-to-one, and the parsed sizes
+against ``META.json``; any mismatch raises :class:`PartitionFormatError`
+naming the file (and line).
 
 Other shard kinds (e.g. RDF shards) plug in with :func:`register_kind`.
 """
@@ -31,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,12 +43,21 @@ from typing import Any
 import numpy as np
 import torch
 
+from fedgraph.data.io import (
+    DataFormatError,
+    first_repeat,
+    parse_ints,
+    read_text,
+    split_columns,
+)
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.data.shard import FederatedKG, KGShard
+from fedgraph.guard import refusal, unlisted
 
 FORMAT = "fedgraph.partition"
 FORMAT_VERSION = 1
 META = "META.json"
+CLIENT_DIR = re.compile(r"client[0-9]+")
 
 
 class PartitionFormatError(ValueError):
@@ -103,17 +115,32 @@ def write_triples(path: Path, triples: torch.Tensor) -> None:
 
 
 def read_int_table(path: Path, columns: int) -> torch.Tensor:
-    r"""Reads whitespace-separated integers as an ``[n, columns]`` tensor."""
-    text = path.read_text(encoding="utf-8")
+    r"""Reads ``columns`` whitespace-separated integers per line as an
+    ``[n, columns]`` tensor (the text rules of :mod:`fedgraph.data.io`;
+    errors name the file and line)."""
     try:
-        arr = np.array(text.split(), dtype=np.int64)
-    except ValueError as exc:
-        raise PartitionFormatError(f"{path}: not integer ids ({exc})") from exc
-    if arr.size % columns:
+        text = read_text(path, allow_empty=True)
+        if not text.strip():
+            return torch.empty((0, columns), dtype=torch.long)
+        cols = split_columns(text, columns, path=path, sep=None)
+        arr = np.stack([parse_ints(cols[:, j], path=path) for j in range(columns)])
+    except DataFormatError as exc:
+        raise PartitionFormatError(str(exc)) from None
+    return torch.from_numpy(np.ascontiguousarray(arr.T))
+
+
+def read_id_map(path: Path) -> torch.Tensor:
+    r"""Reads an id map (line ``i`` = the global id of local id ``i``); one
+    global id listed twice raises :class:`PartitionFormatError` naming both
+    lines (a map must be one-to-one)."""
+    ids = read_int_table(path, 1).view(-1)
+    if (pair := first_repeat(ids.numpy())) is not None:
+        i, j = pair
         raise PartitionFormatError(
-            f"{path}: {arr.size} values is not a multiple of {columns} columns"
+            f"{path}, line {j + 1}: global id {int(ids[j])} is listed twice "
+            f"(also on line {i + 1}); an id map must be one-to-one"
         )
-    return torch.from_numpy(arr.reshape(-1, columns))
+    return ids
 
 
 # ----------------------------------------------------------------- kg kind
@@ -178,8 +205,8 @@ def _read_kg(folder: Path, meta: dict[str, Any]) -> FederatedKG:
     shards = []
     for i, c in enumerate(meta["clients"]):
         cdir = folder / c["dir"]
-        ent = read_int_table(cdir / "entity_ids.txt", 1).view(-1)
-        rel = read_int_table(cdir / "relation_ids.txt", 1).view(-1)
+        ent = read_id_map(cdir / "entity_ids.txt")
+        rel = read_id_map(cdir / "relation_ids.txt")
         if ent.numel() != c["num_entities"] or rel.numel() != c["num_relations"]:
             raise PartitionFormatError(
                 f"{cdir}: id maps hold {ent.numel()} entities / {rel.numel()} "
@@ -251,29 +278,28 @@ def check_replaceable(path: str | os.PathLike[str]) -> None:
     listing every file in the folder. ``save_partition(overwrite=True)``
     replaces nothing else (a training run, someone's files)."""
     path = Path(path)
-    refuse = (
-        f"`{path}` is not a partition written by fedgraph ({{}}): not replaced; "
-        "pick another `--out` or remove it yourself"
-    )
+
+    def refuse(why: str) -> ValueError:  # the writers' rule (fedgraph.guard)
+        return refusal(path, why, what="is not a partition written by fedgraph")
+
     if not path.is_dir():
-        raise ValueError(refuse.format("not a folder"))
+        raise refuse("not a folder")
     try:
         meta = json.loads((path / META).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ValueError(refuse.format(f"no {META}")) from None
+        raise refuse(f"no {META}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        raise ValueError(refuse.format(f"unreadable {META}")) from None
+        raise refuse(f"unreadable {META}") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise ValueError(refuse.format(f"{META} is not fedgraph's"))
-    listed = set(meta.get("files") or {}) | {META}
-    others = sorted(
-        p.relative_to(path).as_posix()
-        for p in path.rglob("*")
-        if not p.is_dir() and p.relative_to(path).as_posix() not in listed
+        raise refuse(f"{META} is not fedgraph's")
+    # META.json is the partition's ledger: it lists every file
+    others = unlisted(
+        (p.relative_to(path).as_posix() for p in path.rglob("*") if not p.is_dir()),
+        [*(meta.get("files") or {}), META],
     )
     if others:
         shown = ", ".join(others[:3]) + (" …" if len(others) > 3 else "")
-        raise ValueError(refuse.format(f"it also holds {shown}"))
+        raise refuse(f"it also holds {shown}")
 
 
 def save_partition(
@@ -331,6 +357,28 @@ def save_partition(
     return path
 
 
+def check_client_folders(path: Path, meta: dict[str, Any]) -> None:
+    r"""Every client folder ``META.json`` lists exists, and no other
+    ``clientK/`` folder does: the folder holds exactly ``num_clients``
+    clients."""
+    listed = {c["dir"] for c in meta["clients"]}
+    for name in sorted(listed):
+        if not (path / name).is_dir():
+            raise PartitionFormatError(f"`{path}`: client folder `{name}` is missing")
+    extra = sorted(
+        p.name
+        for p in path.iterdir()
+        if p.is_dir() and CLIENT_DIR.fullmatch(p.name) and p.name not in listed
+    )
+    if extra:
+        raise PartitionFormatError(
+            f"`{path}`: {META} lists {meta['num_clients']} clients "
+            f"(`num_clients`) but the folder also holds "
+            f"{', '.join(e + '/' for e in extra)}; "
+            "a partition is only read whole, as it was saved"
+        )
+
+
 def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     r"""Reads and validates ``META.json`` and every file it lists."""
     path = Path(path)
@@ -368,11 +416,7 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
             f"{meta_path}: `num_clients`={meta['num_clients']} but "
             f"{len(meta['clients'])} clients are listed"
         )
-    for c in meta["clients"]:
-        if not (path / c["dir"]).is_dir():
-            raise PartitionFormatError(
-                f"`{path}`: client folder `{c['dir']}` is missing"
-            )
+    check_client_folders(path, meta)
     for rel, digest in sorted(meta["files"].items()):
         f = path / rel
         if not f.is_file():

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -42,6 +44,27 @@ def entity_tokens(names: Sequence[str], secret: bytes) -> Tensor:
         for n in names
     ]
     return torch.tensor(out, dtype=torch.long)
+
+
+def write_secret(path: str | os.PathLike[str], secret: bytes) -> None:
+    r"""Writes ``secret`` (as hex and a newline) to ``path``, readable by its
+    owner only (mode ``0600``) from the moment it exists: a temporary file
+    beside it is created with that mode, written, flushed to disk and
+    renamed over ``path``, so no reader ever sees a partial secret or a
+    moment when others may read it (parents are created)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.unlink(missing_ok=True)  # left by a crash: O_EXCL keeps a link out
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(secret.hex() + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def entity_name(global_id: int, names: Sequence[str] | None) -> str:
@@ -176,4 +199,10 @@ class KeyedHashStrategy(StrategyWrapper):
             self.tokens = state["alignment_tokens"].clone()
 
 
-__all__ = ["KeyedHashClient", "KeyedHashStrategy", "entity_tokens", "entity_name"]
+__all__ = [
+    "KeyedHashClient",
+    "KeyedHashStrategy",
+    "entity_tokens",
+    "entity_name",
+    "write_secret",
+]

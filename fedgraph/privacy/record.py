@@ -10,6 +10,12 @@ each round. Files (``torch.save``, written atomically) under ``DIR``:
   "aggregate": {"entity": table or None, "counts": presence counts or
   None}}``; with ``keep="last"`` only the latest round's file is kept.
 
+Everything in them is a tensor, a number, a string or a plain container (a
+:class:`~fedgraph.federated.Payload` holds nothing else), so they are read
+back with :func:`~fedgraph.data.checkpoint.load_checkpoint`
+(``torch.load(weights_only=True)``): a file that holds any other Python
+object is refused, never run, since a run folder may come from someone else.
+
 A run that starts (registers) removes the round files an earlier run left in
 ``DIR``; a resumed run, which continues from its checkpoint without
 registering, keeps those of its rounds before the stop and writes the later
@@ -24,14 +30,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import torch
-
+from fedgraph.data.checkpoint import load_checkpoint
 from fedgraph.data.io import atomic_torch_save
 from fedgraph.federated.payload import Payload
 from fedgraph.privacy.wrap import StrategyWrapper, find_wrapper, innermost
 
 KEEP = ("last", "all")
 REGISTRATION = "registration.pt"
+
+
+#: what to do with a recorded file that cannot be read
+_HINT = "record the uploads again (train with --record-uploads)"
 
 
 def round_file(server_round: int) -> str:
@@ -122,7 +131,9 @@ def load_round(
     r = rounds[-1] if server_round is None else int(server_round)
     if r not in rounds:
         raise ValueError(f"round {r} was not recorded in {d} (recorded: {rounds})")
-    return torch.load(d / round_file(r), weights_only=False, map_location="cpu")
+    return load_checkpoint(
+        d / round_file(r), keys=("round", "uploads", "aggregate"), hint=_HINT
+    )
 
 
 def load_registration(directory: str | os.PathLike[str]) -> dict[int, dict]:
@@ -132,7 +143,7 @@ def load_registration(directory: str | os.PathLike[str]) -> dict[int, dict]:
             f"{path} not found: train with --record-uploads (Flower: run-config "
             "key `privacy.record-uploads`)"
         )
-    return torch.load(path, weights_only=False, map_location="cpu")
+    return load_checkpoint(path, hint=_HINT)
 
 
 __all__ = [

@@ -17,7 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from fedgraph.privacy.accountant import calibrate_noise
-from fedgraph.privacy.alignment import KeyedHashClient, KeyedHashStrategy
+from fedgraph.privacy.alignment import (
+    KeyedHashClient,
+    KeyedHashStrategy,
+    write_secret,
+)
 from fedgraph.privacy.dp import DPUploadClient
 from fedgraph.privacy.record import KEEP, UploadRecorder
 from fedgraph.privacy.secagg import SecAggClient, SecAggStrategy
@@ -115,11 +119,8 @@ def alignment_secret(run_dir: str | os.PathLike[str], create: bool = True) -> by
         return bytes.fromhex(path.read_text().strip())
     if not create:
         raise FileNotFoundError(f"{path} not found")
-    path.parent.mkdir(parents=True, exist_ok=True)
     secret = secrets.token_bytes(32)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(secret.hex() + "\n")
-    os.replace(tmp, path)
+    write_secret(path, secret)  # mode 0600 from the start
     return secret
 
 

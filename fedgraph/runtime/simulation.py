@@ -98,16 +98,21 @@ def checkpoint_hooks(
     round for all, unless the run selects per client). ``clients`` may be
     empty: the Flower server checkpoints the strategy and the loop while its
     clients save their own states on their nodes. ``record``: the run's
-    settings, kept in ``last.pt`` as ``"settings"`` (the Flower server
-    compares a resumed run's with them)."""
+    settings, kept in ``last.pt`` and ``best.pt`` as ``"settings"`` (a
+    resumed run is compared with them:
+    :func:`~fedgraph.runtime.run_record.check_resume`, and the Flower
+    server's check)."""
 
     def save(state: LoopState, improved: bool, kept: list[int]) -> None:
         here = [c for c in kept if c in clients]
+        recorded = {} if record is None else {"settings": dict(record)}
         if improved and len(here) == len(clients):
-            save_checkpoint(_models_state(strategy, clients), ckpt / BEST)
+            best_state = {**_models_state(strategy, clients), **recorded}
+            save_checkpoint(best_state, ckpt / BEST)
         elif improved or here:
             # some clients keep this round's state, the others an earlier one
             best = load_checkpoint(ckpt / BEST, keys=("strategy", "clients"))
+            best.update(recorded)
             if improved:
                 best["strategy"] = strategy.state_dict()
             for c in here:
@@ -196,6 +201,7 @@ def run_simulation(
     eval_split: str = "valid",
     selection: str = "weighted",
     local_training: str = "sequential",
+    record: Mapping[str, Any] | None = None,
 ) -> SimulationResult:
     r"""Runs a federation in-process with the given strategy and clients.
 
@@ -242,6 +248,9 @@ def run_simulation(
             (:class:`~fedgraph.runtime.batched.BatchedKGETransport`; the same
             steps, equal up to float rounding; KGE clients without loss
             terms only). (default: :obj:`"sequential"`)
+        record (Mapping[str, Any], optional): the run's settings, stored in
+            every checkpoint as ``"settings"`` (what ``--resume`` compares
+            a command with). (default: :obj:`None`)
     """
     if num_rounds < 1:
         raise ValueError(f"`num_rounds` must be positive (got {num_rounds})")
@@ -255,7 +264,7 @@ def run_simulation(
     start: LoopState | None = None
     if checkpoint_dir is not None:
         ckpt = Path(checkpoint_dir)
-        save, load_best = checkpoint_hooks(ckpt, strategy, clients)
+        save, load_best = checkpoint_hooks(ckpt, strategy, clients, record)
         if resume and (ckpt / LAST).exists():
             start = resume_loop_state(ckpt / LAST, strategy, clients)
     settings = LoopSettings(

@@ -13,7 +13,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +26,11 @@ from fedgraph.eval.metrics import DIRECTIONS, LinkPredState
 from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.models.kge import MODES, KGEModel
 from fedgraph.models.losses import KGELoss, resolve_loss
+from fedgraph.models.memory import TRAINING_COPIES, check_kge_memory
 from fedgraph.models.sampling import NegativeSampler, subsampling_weights
 from fedgraph.progress import advance
 from fedgraph.training.sample_on import SampleSource, check_sample_on, epoch_batches
+from fedgraph.validate import check_integer
 
 ExtraLoss = Callable[[KGEModel, Tensor, Tensor, str], Tensor]
 
@@ -127,6 +129,7 @@ def train_steps(
     of steps. With ``sample_on="device"`` (and no ``extra_loss`` that reads
     a value back) nothing here waits on the device."""
     check_sample_on(sample_on)
+    check_integer(batch_size, "batch_size")
     model.train()
     device = model.device
     # the loss sum stays on the device (float64: the same sum as Python floats):
@@ -159,6 +162,28 @@ def train_steps(
                 steps += 1
             advance()  # the open progress bar, if any
     return total, steps
+
+
+def _check_sizes(
+    model: KGEModel,
+    batch_size: int,
+    num_negatives: int,
+    shared: bool,
+    device: torch.device | str,
+) -> None:
+    r"""Refuses a ``batch_size`` or ``num_negatives`` below 1, and a training
+    state that would not fit in the memory left: the model's tables exist,
+    so their gradients, Adam's moments and one step's negatives."""
+    check_kge_memory(
+        [(model.num_entities, model.num_relations)],
+        model.hidden_channels,
+        model=model,
+        copies=TRAINING_COPIES - 1,
+        batch_size=check_integer(batch_size, "batch_size"),
+        num_negatives=check_integer(num_negatives, "num_negatives"),
+        shared_negatives=shared,
+        device=device,
+    )
 
 
 def _check_schedule(eval_every: int, patience: int, max_epochs: int) -> None:
@@ -226,6 +251,9 @@ class KGETrainer:
             Centralized baseline under FedE's protocol ranks each client's
             validation triples among that client's candidates). (default:
             :meth:`evaluate` of ``"valid"``)
+        record (Mapping[str, Any], optional): the run's settings, stored in
+            every checkpoint as ``"settings"`` (what ``fedgraph train
+            --resume`` compares a command with). (default: :obj:`None`)
     """
 
     def __init__(
@@ -255,8 +283,10 @@ class KGETrainer:
         device: torch.device | str = "cpu",
         sample_on: str = "host",
         validate: Callable[[KGETrainer], LinkPredState] | None = None,
+        record: Mapping[str, Any] | None = None,
     ) -> None:
         _check_schedule(eval_every, patience, max_epochs)
+        _check_sizes(model, batch_size, num_negatives, shared_negatives, device)
         self.device = torch.device(device)
         self.model, self.graph = model.to(self.device), graph
         self.loss = resolve_loss(loss) if isinstance(loss, str) else loss
@@ -267,6 +297,7 @@ class KGETrainer:
         self.exclude, self.validate = exclude, validate
         self.seed, self.progress, self.log = int(seed), bool(progress), log
         self.shuffle = bool(shuffle)
+        self.record = None if record is None else dict(record)
         self.checkpoint = Path(checkpoint) if checkpoint is not None else None
         self.train_triples = graph.triples("train")
         self.weights = subsampling_weights(self.train_triples) if subsampling else None
@@ -312,6 +343,7 @@ class KGETrainer:
             "history": self.history,
             "train_seconds": self.train_seconds,
             **self.samples.state_dict(),
+            **({} if self.record is None else {"settings": self.record}),
         }
 
     @property

@@ -49,6 +49,7 @@ from fedgraph.runtime.flower.client_app import (  # noqa: E402
 from fedgraph.runtime.flower.client_app import (
     app as client_app,
 )
+from fedgraph.runtime.flower.failures import NODE_ERROR_MESSAGE  # noqa: E402
 from fedgraph.runtime.flower.protocol import from_content, to_content  # noqa: E402
 from fedgraph.runtime.flower.server_app import app as server_app  # noqa: E402
 from fedgraph.runtime.flower.state import (  # noqa: E402
@@ -60,6 +61,8 @@ from fedgraph.runtime.flower.state import (  # noqa: E402
 from fedgraph.training.fusion import FusionSettings  # noqa: E402
 
 ROUNDS, EVAL_EVERY = 4, 2
+#: a node's error reply after the error's class (the node logs the detail)
+FAILED = NODE_ERROR_MESSAGE  # no regex metacharacter in it
 # FedLU with the local tables' own random start: on this toy its validation
 # peaks before the last round (and its clients at different rounds), which the
 # best-round and per-client tests below need; GATED runs the default start.
@@ -700,12 +703,16 @@ def test_example_apps_list_every_key_flower_may_override(app):
     assert get_project_config(folder)["tool"]["flwr"]["app"]["components"]
 
 
-def test_client_errors_stop_the_server_with_the_reason(partition, tmp_path):
+def test_client_errors_stop_the_server_and_the_node_logs_the_reason(
+    partition, tmp_path, caplog
+):
     cfg = run_config(partition, "fede", tmp_path / "out")
-    # A node without a partition id: its ClientApp fails, the server says so.
+    # A node without a partition id: its ClientApp fails, the server says so
+    # (the error's class; the node's log says why).
     grid = LocalGrid(client_app, [{"partition-id": 0}, {}, {"partition-id": 2}], cfg)
-    with pytest.raises(ClientReplyError, match="query.align.*`partition-id`"):
+    with pytest.raises(ClientReplyError, match=f"query.align.*ValueError: {FAILED}"):
         run_server(grid, cfg)
+    assert "The node config has no `partition-id`" in caplog.text
     # Two nodes claiming the same partition.
     grid = LocalGrid(client_app, [{"partition-id": 0}] * 2 + [{"partition-id": 2}], cfg)
     with pytest.raises(ClientReplyError, match="both registered as client 0"):
@@ -715,13 +722,15 @@ def test_client_errors_stop_the_server_with_the_reason(partition, tmp_path):
     grid = LocalGrid(client_app, [{"partition-id": i} for i in range(3)], bad)
     msg = Message(to_content(Payload(), {}), 1000, "query.register")
     (reply,) = grid.send_and_receive([msg])
-    assert reply.has_error() and "`algorithm`" in reply.error.reason
+    assert reply.has_error() and reply.error.reason == f"ValueError: {FAILED}"
+    assert "`algorithm`" in caplog.text
     # A node that lost its context.state (never registered, or restarted)
     # refuses to train from scratch.
     grid = LocalGrid(client_app, [{"partition-id": i} for i in range(3)], cfg)
     msg = Message(to_content(Payload(), {}), 1000, "train")
     (reply,) = grid.send_and_receive([msg])
-    assert reply.has_error() and "holds no state" in reply.error.reason
+    assert reply.has_error() and reply.error.reason == f"RuntimeError: {FAILED}"
+    assert "holds no state" in caplog.text
 
 
 def test_server_needs_no_data_when_the_run_config_gives_the_sizes():
@@ -843,14 +852,15 @@ def _interrupted_run(partition, tmp_path):
     return cfg
 
 
-def test_a_resumed_run_without_saved_client_state_names_the_folder(partition, tmp_path):
+def test_a_resumed_run_without_saved_client_state_names_the_folder(
+    partition, tmp_path, caplog
+):
     cfg = _interrupted_run(partition, tmp_path)
     cfg["resume"] = True
     elsewhere = _nodes(tmp_path / "other")
-    with pytest.raises(
-        ClientReplyError, match="No saved client state at or before round 1"
-    ):
+    with pytest.raises(ClientReplyError, match=f"FileNotFoundError: {FAILED}"):
         run_server(LocalGrid(client_app, elsewhere, cfg), cfg)
+    assert "No saved client state at or before round 1" in caplog.text
 
 
 def test_a_fresh_run_does_not_overwrite_an_interrupted_runs_checkpoint(
@@ -891,7 +901,7 @@ def test_a_resumed_run_keeps_the_recorded_run_config(partition, tmp_path):
     assert load_checkpoint(last)["round"] == 2
 
 
-def test_checkpointing_needs_a_state_dir_on_every_node(partition, tmp_path):
+def test_checkpointing_needs_a_state_dir_on_every_node(partition, tmp_path, caplog):
     cfg = run_config(
         partition,
         "fede",
@@ -899,8 +909,9 @@ def test_checkpointing_needs_a_state_dir_on_every_node(partition, tmp_path):
         **{"checkpoint-dir": str(tmp_path / "ckpt"), "run-name": "toy"},
     )
     nodes = [{"partition-id": i} for i in range(3)]
-    with pytest.raises(ClientReplyError, match="state-dir"):
+    with pytest.raises(ClientReplyError, match=f"ValueError: {FAILED}"):
         run_server(LocalGrid(client_app, nodes, cfg), cfg)
+    assert "every SuperNode needs a node-local folder" in caplog.text
 
 
 @pytest.mark.parametrize(
@@ -974,11 +985,14 @@ def test_fusion_on_flower_equals_fedgraph_fuse_on_the_simulation(partition, tmp_
     assert got["settings"]["fusion"]["epochs"] == FUSION["epochs"]
 
 
-def test_fusion_without_a_single_dir_names_the_node_config_key(partition, tmp_path):
+def test_fusion_without_a_single_dir_names_the_node_config_key(
+    partition, tmp_path, caplog
+):
     cfg = run_config(partition, "fede", tmp_path / "out", **{"fusion.enabled": True})
     grid = LocalGrid(client_app, [{"partition-id": i} for i in range(3)], cfg)
-    with pytest.raises(ClientReplyError, match="query.fuse.*`single-dir`"):
+    with pytest.raises(ClientReplyError, match=f"query.fuse.*ValueError: {FAILED}"):
         run_server(grid, cfg)
+    assert "needs node-config key `single-dir`" in caplog.text
     # the federated run itself finished and was written before the fusion step
     assert json.loads((tmp_path / "out" / "results.json").read_text())["weighted"]
     assert not (tmp_path / "out" / "fusion").exists()
@@ -1024,11 +1038,14 @@ def test_node_device_errors_name_the_key(node, message):
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this node has a CUDA device")
-def test_a_cuda_node_without_cuda_stops_the_run_with_the_reason(partition, tmp_path):
+def test_a_cuda_node_without_cuda_stops_the_run_with_the_reason(
+    partition, tmp_path, caplog
+):
     cfg = run_config(partition, "fede", tmp_path / "out")
     nodes = [{"partition-id": i, "device": "cuda"} for i in range(3)]
-    with pytest.raises(ClientReplyError, match="has no CUDA device"):
+    with pytest.raises(ClientReplyError, match=f"Error: {FAILED}"):
         run_server(LocalGrid(client_app, nodes, cfg), cfg)
+    assert "has no CUDA device" in caplog.text
 
 
 def _assert_close_to_simulation(out, res) -> None:

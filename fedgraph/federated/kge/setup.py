@@ -27,7 +27,9 @@ from fedgraph.federated.algorithms import (
 from fedgraph.federated.base import Client, Strategy
 from fedgraph.federated.kge.client import KGEClient
 from fedgraph.federated.kge.fede import FedE
-from fedgraph.models.kge import resolve_model
+from fedgraph.models.kge import models, resolve_model
+from fedgraph.models.memory import check_kge_memory
+from fedgraph.registry import resolve_class
 from fedgraph.training.sample_on import check_sample_on
 
 
@@ -180,7 +182,26 @@ def build_kge_federation(
     alg = get(algorithm, "kge")
     check_keys(settings.extra, family="kge")
     own = {k: v for k, v in settings.extra.items() if k in alg.defaults()}
+    check_kge_memory(  # every client's tables, before any is allocated
+        [(shard.num_entities, shard.num_relations) for shard in fed.shards],
+        settings.dim,
+        model=resolve_class(settings.model, models),
+        batch_size=settings.batch_size,
+        num_negatives=settings.num_negatives,
+        shared_negatives=settings.shared_negatives,
+        device=settings.device,
+        names=SETTING_NAMES,
+    )
     return alg.build(fed, settings, alg.parse(own, legacy=settings))
+
+
+#: how a memory error names the settings to lower (and their options of
+#: ``fedgraph train``)
+SETTING_NAMES = {
+    "hidden_channels": "`dim` (--dim)",
+    "num_negatives": "`num_negatives` (--num-negatives)",
+    "batch_size": "`batch_size` (--batch-size)",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -7,6 +7,9 @@ from abc import ABC, abstractmethod
 import torch
 from torch import Tensor, nn
 
+from fedgraph.models.memory import check_kge_memory
+from fedgraph.validate import check_integer, check_number
+
 HEAD_BATCH = "head-batch"
 TAIL_BATCH = "tail-batch"
 MODES = (HEAD_BATCH, TAIL_BATCH)
@@ -51,6 +54,13 @@ class KGEModel(nn.Module, ABC):
             the value FedLU's code uses for TransE)
         epsilon (float, optional): :math:`\epsilon` of the embedding range.
             (default: :obj:`2.0`)
+
+    Raises:
+        TypeError: a size that is not an integer (``10.7``) or a margin that
+            is not a number.
+        ValueError: a size below 1, a negative or non-finite ``gamma`` or
+            ``epsilon``, or tables larger than the memory available
+            (:func:`~fedgraph.models.memory.check_kge_memory`).
     """
 
     #: Real numbers per entity / relation dimension (2 for complex models).
@@ -67,18 +77,22 @@ class KGEModel(nn.Module, ABC):
         epsilon: float = 2.0,
     ) -> None:
         super().__init__()
-        for name, value in (
-            ("num_entities", num_entities),
-            ("num_relations", num_relations),
-            ("hidden_channels", hidden_channels),
-        ):
-            if int(value) <= 0:
-                raise ValueError(f"`{name}` must be positive (got {value})")
-        self.num_entities = int(num_entities)
-        self.num_relations = int(num_relations)
-        self.hidden_channels = int(hidden_channels)
-        self.gamma = float(gamma)
-        self.epsilon = float(epsilon)
+        self.num_entities = check_integer(num_entities, "num_entities")
+        self.num_relations = check_integer(num_relations, "num_relations")
+        self.hidden_channels = check_integer(hidden_channels, "hidden_channels")
+        self.gamma = check_number(gamma, "gamma", low=0.0, strict=False)
+        self.epsilon = check_number(epsilon, "epsilon", low=0.0, strict=False)
+        if self.gamma + self.epsilon == 0:
+            raise ValueError(
+                "`gamma` + `epsilon` must be positive: it sets the embedding range "
+                f"(got gamma={gamma!r}, epsilon={epsilon!r})"
+            )
+        check_kge_memory(  # the tables below, before they are allocated
+            [(self.num_entities, self.num_relations)],
+            self.hidden_channels,
+            model=self,
+            copies=1,
+        )
         self.embedding_range = (self.gamma + self.epsilon) / self.hidden_channels
         self.entity_embedding = nn.Embedding(
             self.num_entities, self.hidden_channels * self.entity_factor

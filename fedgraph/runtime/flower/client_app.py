@@ -35,6 +35,7 @@ from fedgraph.runtime.flower.config import (
     partition_id,
     single_dir,
 )
+from fedgraph.runtime.flower.failures import node_errors_mod
 from fedgraph.runtime.flower.protocol import (
     BEST_ROUND,
     CHECKPOINT,
@@ -290,7 +291,8 @@ def make_client_app(
     server's alignment request (default:
     :data:`~fedgraph.runtime.flower.alignment.KGE_ALIGNMENT`). The mods the
     run config names (``client-mods``) wrap every handler
-    (:func:`~fedgraph.runtime.flower.mods.run_config_mods`)."""
+    (:func:`~fedgraph.runtime.flower.mods.run_config_mods`), inside
+    :func:`~fedgraph.runtime.flower.failures.node_errors_mod`."""
     from flwr.app import Context, Message
     from flwr.clientapp import ClientApp
 
@@ -300,7 +302,7 @@ def make_client_app(
         from fedgraph.runtime.flower.alignment import KGE_ALIGNMENT
 
         alignment = KGE_ALIGNMENT
-    app = ClientApp(mods=[run_config_mods])
+    app = ClientApp(mods=[node_errors_mod, run_config_mods])  # errors: no text
     setup = functools.partial(_setup, parse=parse, build_client=build_client)
 
     @app.query("align")

@@ -38,7 +38,7 @@ import hashlib
 import importlib
 import json
 import time
-from logging import DEBUG, ERROR, INFO, WARNING
+from logging import DEBUG, INFO, WARNING
 from typing import Any
 
 
@@ -139,12 +139,14 @@ class Executor:
     def _handle(self, message: Any, context: Any, run: Any, fab: Any) -> tuple:
         r"""Runs the app on ``message`` with the client state this process
         keeps for the node; ``context.state`` (what goes back to the
-        SuperNode) is emptied. Returns the reply (an error reply when the app
-        raised, as ``flwr-clientapp`` answers), the task's status and details."""
-        from flwr.app import Context, Message, RecordDict
-        from flwr.app.error import Error
-        from flwr.common.constant import ErrorCode, SubStatus
-        from flwr.supercore import log
+        SuperNode) is emptied. Returns the reply (when the app failed, an error
+        reply naming the error's class only:
+        :func:`~fedgraph.runtime.flower.failures.node_error_reply`), the
+        task's status and details."""
+        from flwr.app import Context, RecordDict
+        from flwr.common.constant import SubStatus
+
+        from fedgraph.runtime.flower.failures import node_error_reply
 
         key = (int(context.run_id), int(context.node_id))
         node_context = Context(
@@ -160,14 +162,13 @@ class Executor:
         context.state = RecordDict()  # what goes back to the SuperNode
         try:
             reply = self._app(run, fab)(message=message, context=node_context)
-            self.states.put(key, node_context.state)
-            return reply, SubStatus.COMPLETED, ""
-        except Exception as exc:  # the node's error reply, as flwr-clientapp
+        except Exception as exc:  # the node's error reply, without its text
+            reply = node_error_reply(message, exc)  # logs the detail here
+        if reply.has_error():  # a fedgraph app answers its own errors
             self.states.forget(key)
-            log(ERROR, "ClientApp raised an exception", exc_info=exc)
-            reason = str(type(exc)) + ":<'" + str(exc) + "'>"
-            error = Error(code=ErrorCode.CLIENT_APP_RAISED_EXCEPTION, reason=reason)
-            return Message(error, reply_to=message), SubStatus.FAILED, reason
+            return reply, SubStatus.FAILED, reply.error.reason
+        self.states.put(key, node_context.state)
+        return reply, SubStatus.COMPLETED, ""
 
     def run_task(self, token: str) -> None:
         r"""One ClientApp task: Flower's ``flwr-clientapp`` steps, in this

@@ -2,12 +2,25 @@ r"""How a :class:`~fedgraph.runtime.flower.GridTransport` handles clients
 that fail in an exchange: recording and skipping them, letting restarted
 SuperNodes rejoin, waiting for them (``min-available-nodes``,
 ``wait-for-failed``) and stopping the run when the failure settings say so
-(see :class:`~fedgraph.runtime.flower.GridTransport` for the policy)."""
+(see :class:`~fedgraph.runtime.flower.GridTransport` for the policy);
+and what a node tells the server when its ``ClientApp`` fails
+(:func:`node_error_reply`).
+
+**A node's errors carry no data.** An exception on a node may quote what the
+node holds: a line of a file the run config names, a path, a value of the
+node config. The node logs it whole (Flower's logger, with the traceback)
+and the server receives an error reply whose reason is the exception's class
+name and :data:`NODE_ERROR_MESSAGE` only, whatever the exception says
+(:func:`node_errors_mod`, the outermost mod of every fedgraph ``ClientApp``;
+the worker and the executor answer their own failures the same way).
+"""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping, Sequence
+from logging import ERROR
 from typing import Any
 
 from fedgraph.federated.payload import Payload
@@ -20,6 +33,56 @@ from fedgraph.runtime.flower.protocol import (
     ClientReplyError,
     from_content,
 )
+
+#: the reason a node's error reply gives, after the exception's class name.
+NODE_ERROR_MESSAGE = "the client app failed on this node; the node's log has the detail"
+
+
+def node_error_reason(exc: BaseException) -> str:
+    r"""The reason the server receives for ``exc``: its class name (when it
+    is a plain identifier, else ``"Exception"``) and
+    :data:`NODE_ERROR_MESSAGE`; never the exception's text."""
+    name = type(exc).__name__
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,79}", name):
+        name = "Exception"
+    return f"{name}: {NODE_ERROR_MESSAGE}"
+
+
+def log_node_error(exc: BaseException) -> None:
+    r"""Logs ``exc`` whole (text and traceback) on the node, at ERROR."""
+    from flwr.common.logger import log
+
+    log(
+        ERROR,
+        "fedgraph client app failed: %s: %s",
+        type(exc).__name__,
+        exc,
+        exc_info=exc,
+    )
+
+
+def node_error_reply(message: Any, exc: BaseException) -> Any:
+    r"""The error reply to ``message`` for ``exc``: logs the detail on the
+    node (:func:`log_node_error`) and answers with
+    :func:`node_error_reason` only (Flower's
+    ``CLIENT_APP_RAISED_EXCEPTION``)."""
+    from flwr.app import Error, Message
+    from flwr.common.constant import ErrorCode
+
+    log_node_error(exc)
+    error = Error(
+        code=ErrorCode.CLIENT_APP_RAISED_EXCEPTION, reason=node_error_reason(exc)
+    )
+    return Message(error, reply_to=message)
+
+
+def node_errors_mod(message: Any, context: Any, call_next: Any) -> Any:
+    r"""A Flower mod: the reply of ``call_next``, or, when it raises, the
+    :func:`node_error_reply` to ``message``."""
+    try:
+        return call_next(message, context)
+    except Exception as exc:  # the node's error reply, without its text
+        return node_error_reply(message, exc)
 
 
 class FailureHandling:
@@ -294,4 +357,11 @@ class FailureHandling:
         return False
 
 
-__all__ = ["FailureHandling"]
+__all__ = [
+    "FailureHandling",
+    "NODE_ERROR_MESSAGE",
+    "log_node_error",
+    "node_error_reason",
+    "node_error_reply",
+    "node_errors_mod",
+]

@@ -118,6 +118,7 @@ def handle(app: Any, request: tuple, states: NodeStates) -> tuple[bool, Any]:
     from flwr.proto.message_pb2 import Context as ProtoContext
     from flwr.supercore.task_identity import TaskIdentity
 
+    from fedgraph.runtime.flower.failures import log_node_error, node_error_reason
     from fedgraph.runtime.flower.node import from_wire, to_wire
 
     key = None
@@ -141,7 +142,8 @@ def handle(app: Any, request: tuple, states: NodeStates) -> tuple[bool, Any]:
     except Exception as exc:  # reported to the server as the node's error
         if key is not None:
             states.forget(key)
-        return False, f"{type(exc).__name__}: {exc}"
+        log_node_error(exc)  # the detail stays in the node's log
+        return False, node_error_reason(exc)
 
 
 def serve(target: str, address: str, parent: int, idle: float) -> None:
