@@ -31,6 +31,7 @@ import time
 import torch
 
 from fedgraph.data import load_federated_folder
+from fedgraph.data.root import get_data_root
 from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.models import NegativeSampler, SigmoidNSLoss, resolve_model
 from fedgraph.models.losses import NSSALoss
@@ -137,11 +138,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument(
         "--data",
-        default=os.path.join(
-            os.environ.get("FEDGRAPH_DATA", "../shared/datasets"),
-            "fedlu-fb15k-237",
-            "R3",
-        ),
+        default=str(get_data_root() / "fedlu-fb15k-237" / "R3"),
     )
     p.add_argument("--models", default="transe,rotate")
     p.add_argument("--dim", type=int, default=256)

@@ -8,7 +8,7 @@ start-up and imports.
 
 Usage::
 
-    FEDGRAPH_DATA=../shared/datasets python benchmarks/load_speed.py \
+    FEDGRAPH_DATA=/path/to/datasets python benchmarks/load_speed.py \
         --datasets fb15k-237 --repeats 5 > runs/load_speed.json
 """
 

@@ -46,7 +46,7 @@ SETTINGS = {"single": "Single", "entire": "Entire", "fede": "FedE"}
 METRICS = ("mrr", "hits@1", "hits@5", "hits@10")
 
 #: FedE Tables 3 (FB15k-237-Fed3) and 4 (NELL-995-Fed3): per client
-#: (MRR, Hits@1, Hits@5, Hits@10), ``../shared/papers/fede.txt``.
+#: (MRR, Hits@1, Hits@5, Hits@10), Chen et al., FedE, IJCKG 2021.
 PUBLISHED: dict[str, dict[str, dict[str, list[tuple[float, ...]]]]] = {
     "fb15k237-fed3": {
         "transe": {

@@ -1,6 +1,6 @@
 r"""SHA-256 of the published raw files, by path under the data root.
 
-Computed with ``sha256sum`` from the copies in ``shared/datasets`` (the files
+Computed with ``sha256sum`` from the copies in the benchmark data folder (the files
 as their public sources publish them). Regenerate with
 ``python -m fedgraph.data.checksums DATA_ROOT`` after checking a new copy.
 """

@@ -223,7 +223,7 @@ class KGDataset(ABC):
             f"Dataset '{self.name}' not found: looked in {self.raw_dir} "
             f"(missing {shown}) and {reason}. Point the FEDGRAPH_DATA "
             "environment variable (or `root=`) at a folder that holds "
-            f"`{self.folder}/`, e.g. a copy of shared/datasets."
+            f"`{self.folder}/`, e.g. a copy of the benchmark data folder."
         )
 
     def cache_key(self) -> str:

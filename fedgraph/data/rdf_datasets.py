@@ -42,7 +42,7 @@ class _RDFDataset(KGDataset):
 
 
 def _remote(spec: RDFSpec) -> tuple[RemoteFile, ...]:
-    # BGS and AM are not in shared/datasets, so their checksum is not pinned
+    # BGS and AM are not in the benchmark data folder, so their checksum is not pinned
     # here (None: the download is not verified).
     return (RemoteFile(f"{spec.name}.tgz", spec.url, spec.sha256),)  # type: ignore[arg-type]
 
@@ -75,7 +75,7 @@ class MUTAG(_RDFDataset):
 
 class BGS(_RDFDataset):
     r"""BGS (Ristoski et al., 2016): British Geological Survey named rock
-    units; 2 classes, 117 / 29 labelled. Not shipped in shared/datasets."""
+    units; 2 classes, 117 / 29 labelled. Not in the benchmark data folder: downloaded."""
 
     name = "bgs"
     spec = RDF_DATASETS["bgs"]
@@ -84,7 +84,7 @@ class BGS(_RDFDataset):
 
 class AM(_RDFDataset):
     r"""AM (Ristoski et al., 2016): Amsterdam Museum artefacts; 11 classes,
-    802 / 198 labelled. Not shipped in shared/datasets."""
+    802 / 198 labelled. Not in the benchmark data folder: downloaded."""
 
     name = "am"
     spec = RDF_DATASETS["am"]

@@ -324,7 +324,7 @@ def load_rdf(
         raise FileNotFoundError(
             f"RDF dataset '{spec.name}' not found at {archive}: download it from "
             f"{spec.url} to that path, or point FEDGRAPH_DATA (or `root=`) at a "
-            "folder holding `rdf/`, e.g. a copy of shared/datasets."
+            "folder holding `rdf/`, e.g. a copy of the benchmark data folder."
         )
     digest = _sha256(archive)
     if spec.sha256 is not None and digest != spec.sha256:

@@ -2,7 +2,7 @@ r"""Where fedgraph looks for raw data and keeps processed caches.
 
 * Raw data root: the ``root`` argument, else the ``FEDGRAPH_DATA`` environment
   variable, else ``$XDG_CACHE_HOME/fedgraph/data`` (``~/.cache/fedgraph/data``).
-  The raw root may be read-only (e.g. ``../shared/datasets``).
+  The raw root may be read-only (e.g. a shared copy of the benchmark data).
 * Processed cache: the ``FEDGRAPH_CACHE`` environment variable, else
   ``$XDG_CACHE_HOME/fedgraph/processed``. Never written inside the raw root.
 """

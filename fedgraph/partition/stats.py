@@ -180,9 +180,11 @@ def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _fmt(v: Any) -> str:
+def _fmt(v: Any, wide: bool = False) -> str:
+    r"""``v`` as a table cell; a float with 4 decimals, or 1 in a ``wide``
+    column (one whose floats reach 10), so a column has one format."""
     if isinstance(v, float):
-        return f"{v:.4f}" if abs(v) < 10 else f"{v:,.1f}"
+        return f"{v:,.1f}" if wide else f"{v:.4f}"
     if isinstance(v, int):
         return f"{v:,}"
     return str(v)
@@ -196,9 +198,15 @@ def format_table(stats: dict[str, Any]) -> str:
     cols: list[str] = []
     for r in rows:
         cols += [k for k in r if k not in cols]
-    table = [cols] + [[_fmt(r.get(k, "")) for k in cols] for r in rows]
+    wide = {
+        k: any(isinstance(r.get(k), float) and abs(r[k]) >= 10 for r in rows)
+        for k in cols
+    }
+    table = [cols] + [[_fmt(r.get(k, ""), wide[k]) for k in cols] for r in rows]
     if total:
-        table.append([_fmt(total.get(k, "all" if k == "client" else "")) for k in cols])
+        table.append(
+            [_fmt(total.get(k, "all" if k == "client" else ""), wide[k]) for k in cols]
+        )
     widths = [max(len(row[j]) for row in table) for j in range(len(cols))]
     lines = [
         "  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)) for row in table

@@ -228,9 +228,11 @@ def fedlu_tables(results: Path, link: str = "results/") -> list[str]:
 
 def recorded_command(doc: dict[str, Any]) -> str:
     r"""The command a results file records, with the machine's data folder
-    written ``$FEDGRAPH_DATA``."""
+    written ``$FEDGRAPH_DATA`` and a folder in the system's temporary folder
+    written ``runs/`` and its last name."""
     cmd = str((doc.get("settings") or {}).get("command") or "")
     cmd = re.sub(r"\S*/shared/datasets", "$FEDGRAPH_DATA", cmd)
+    cmd = re.sub(r"/tmp/(?:[^\s/]+/)*([^\s/]+)", r"runs/\1", cmd)
     return re.sub(r"\.devdata/", "$FEDGRAPH_DATA/fedlu-fb15k-237/", cmd)
 
 

@@ -1,9 +1,13 @@
 r"""The report's plots, drawn with matplotlib's non-interactive Agg backend.
 
-Every function takes plain series (so the results pages and ``fedgraph
-report`` draw the same figures) and writes one file: PNG for a user's report,
-SVG for the documentation. SVG output is byte-for-byte reproducible (fixed
-hash salt, no date), so a test can regenerate the pages' figures and compare.
+Every figure takes plain series (so the results pages and ``fedgraph
+report`` draw the same figures). :func:`line_figure` and :func:`bars_figure`
+return the :class:`~matplotlib.figure.Figure` (a test reads its data back);
+:func:`line_plot` and :func:`grouped_bars` draw it into one file: PNG for a
+user's report, SVG for the documentation. SVG output is byte-for-byte
+reproducible (fixed hash salt, no date), so a test can regenerate the pages'
+figures and compare. With ``legend_outside=True`` the legend sits below the
+axes (constrained layout), where it cannot cover a line or a bar.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 Series = Mapping[str, tuple[Sequence[float], Sequence[float]]]
 
@@ -26,13 +31,32 @@ def _plt():
     return plt
 
 
-def _save(fig, path: str | os.PathLike[str]) -> Path:
+def _figure(figsize: tuple[float, float], legend_outside: bool) -> tuple[Any, Any]:
+    fig = _plt().figure(
+        figsize=figsize, layout="constrained" if legend_outside else None
+    )
+    return fig, fig.subplots()
+
+
+def _legend(fig: Any, ax: Any, legend_outside: bool, entries: int) -> None:
+    if legend_outside:
+        fig.legend(
+            loc="outside lower center", ncols=min(3, max(1, entries)), fontsize=8
+        )
+    else:
+        ax.legend(fontsize=8)
+
+
+def save_figure(fig: Any, path: str | os.PathLike[str]) -> Path:
+    r"""Writes ``fig`` to ``path`` (format from the suffix, atomically) and
+    closes it; a figure without a layout engine is laid out tightly first."""
     from fedgraph.data.io import _atomic_write
 
     path = Path(path)
     fmt = path.suffix.lstrip(".") or "png"
     meta = {"Date": None} if fmt == "svg" else {"Software": None}
-    fig.tight_layout()
+    if fig.get_layout_engine() is None:
+        fig.tight_layout()
     _atomic_write(
         path,
         lambda tmp: fig.savefig(tmp, format=fmt, dpi=110, metadata=meta),
@@ -41,20 +65,20 @@ def _save(fig, path: str | os.PathLike[str]) -> Path:
     return path
 
 
-def line_plot(
+def line_figure(
     series: Series,
-    path: str | os.PathLike[str],
     *,
     xlabel: str,
     ylabel: str,
     title: str = "",
     xlog: bool = False,
     hline: tuple[float, str] | None = None,
-) -> Path:
+    legend_outside: bool = False,
+) -> Any:
     r"""One line per entry of ``series`` (label → ``(x, y)``), markers at the
-    points; ``hline = (y, label)`` adds a dashed reference line."""
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    points; ``hline = (y, label)`` adds a dashed reference line. Returns the
+    figure (not yet saved: :func:`save_figure`)."""
+    fig, ax = _figure((6.4, 4.2 if legend_outside else 3.8), legend_outside)
     for label, (x, y) in series.items():
         ax.plot(list(x), list(y), marker="o", markersize=3, linewidth=1.4, label=label)
     if hline is not None:
@@ -66,25 +90,31 @@ def line_plot(
     if title:
         ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return _save(fig, path)
+    _legend(fig, ax, legend_outside, len(series) + (hline is not None))
+    return fig
 
 
-def grouped_bars(
+def line_plot(series: Series, path: str | os.PathLike[str], **kwargs: Any) -> Path:
+    r""":func:`line_figure` (same keyword arguments) written to ``path``."""
+    return save_figure(line_figure(series, **kwargs), path)
+
+
+def bars_figure(
     groups: Sequence[str],
     bars: Mapping[str, Sequence[float]],
-    path: str | os.PathLike[str],
     *,
     ylabel: str,
     title: str = "",
     errors: Mapping[str, Sequence[float]] | None = None,
-) -> Path:
+    legend_outside: bool = False,
+) -> Any:
     r"""Grouped bars: one group per entry of ``groups`` (e.g. clients), one
-    bar per entry of ``bars`` (label → one value per group)."""
-    plt = _plt()
+    bar per entry of ``bars`` (label → one value per group). Returns the
+    figure (not yet saved: :func:`save_figure`)."""
     n = max(1, len(bars))
     width = 0.8 / n
-    fig, ax = plt.subplots(figsize=(max(4.8, 0.9 * len(groups) * n / 2 + 3), 3.8))
+    height = 4.2 if legend_outside else 3.8
+    fig, ax = _figure((max(4.8, 0.9 * len(groups) * n / 2 + 3), height), legend_outside)
     for i, (label, values) in enumerate(bars.items()):
         xs = [g + (i - (n - 1) / 2) * width for g in range(len(groups))]
         err = None if errors is None else errors.get(label)
@@ -94,5 +124,15 @@ def grouped_bars(
     if title:
         ax.set_title(title, fontsize=10)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8)
-    return _save(fig, path)
+    _legend(fig, ax, legend_outside, len(bars))
+    return fig
+
+
+def grouped_bars(
+    groups: Sequence[str],
+    bars: Mapping[str, Sequence[float]],
+    path: str | os.PathLike[str],
+    **kwargs: Any,
+) -> Path:
+    r""":func:`bars_figure` (same keyword arguments) written to ``path``."""
+    return save_figure(bars_figure(groups, bars, **kwargs), path)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,12 @@ class RunSummary:
         best_round (int or None): the round the test metrics come from.
         comm (dict): communication totals.
         seconds_per_round (float or None): mean wall seconds per round.
+        local_epochs (int or None): local epochs per round (baselines: 1, an
+            epoch being the unit of their curve; ``None`` when a federated
+            run's settings do not record it).
+        bytes_per_round (dict[int, int]): bytes sent up and down in each
+            round of the run's ledger (round 0: the setup); empty when none
+            was recorded.
     """
 
     label: str
@@ -56,6 +62,8 @@ class RunSummary:
     best_round: int | None = None
     comm: dict[str, int] = field(default_factory=dict)
     seconds_per_round: float | None = None
+    local_epochs: int | None = 1
+    bytes_per_round: dict[int, int] = field(default_factory=dict)
 
     @property
     def algorithm(self) -> str:
@@ -150,37 +158,48 @@ def load_run(path: str | os.PathLike[str]) -> RunSummary:
     settings = dict(doc.get("settings") or {})
     baseline = bool(history) and isinstance(history[0], list)
     glob: list[tuple[int, float]] = []
+    ledger = doc.get("comm_per_round") or {}
     if baseline:
         curve, comm_curve = _baseline_curve(history), []
     else:
-        curve, comm_curve = _federated_curves(history, doc.get("comm_per_round") or {})
+        curve, comm_curve = _federated_curves(history, ledger)
         glob = [
             (int(h["round"]), float(h["valid"]["global_mrr"]))
             for h in history
             if "global_mrr" in h.get("valid", {})
         ]
+    axes = {
+        "local_epochs": 1 if baseline else _local_epochs(settings),
+        "bytes_per_round": {
+            int(r): int(c.get("bytes_up", 0)) + int(c.get("bytes_down", 0))
+            for r, c in ledger.items()
+        },
+    }
+    run = RunSummary(label, file, settings, curve, comm_curve, glob, **axes)
     if "weighted" not in doc:  # progress.json of a run still training
         last = max((r for r, _ in curve), default=0)
-        rounds = (
+        run.rounds = (
             max((int(h["round"]) for h in history), default=last)
             if not baseline
             else last
         )
-        return RunSummary(label, file, settings, curve, comm_curve, glob, rounds=rounds)
-    return RunSummary(
-        label,
-        file,
-        settings,
-        curve,
-        comm_curve,
-        glob,
-        test=dict(doc["weighted"]),
-        clients=list(doc.get("clients", [])),
-        rounds=int(doc.get("rounds", 0)),
-        best_round=doc.get("best_round"),
-        comm=dict(doc.get("comm") or {}),
-        seconds_per_round=doc.get("seconds_per_round"),
-    )
+        return run
+    run.test = dict(doc["weighted"])
+    run.clients = list(doc.get("clients", []))
+    run.rounds = int(doc.get("rounds", 0))
+    run.best_round = doc.get("best_round")
+    run.comm = dict(doc.get("comm") or {})
+    run.seconds_per_round = doc.get("seconds_per_round")
+    return run
+
+
+def _local_epochs(settings: dict[str, Any]) -> int | None:
+    r"""The local epochs per round a federated run's settings record
+    (``None`` when they record no positive integer)."""
+    value = settings.get("local_epochs")
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        return None
+    return value
 
 
 def _pct(x: float | None) -> str:
@@ -244,103 +263,184 @@ def clients_table(runs: Sequence[RunSummary]) -> str:
     return "\n".join(lines)
 
 
-def _curve_plots(
-    runs: Sequence[RunSummary], out: Path, fmt: str
-) -> tuple[list[Path], list[str]]:
-    r"""The validation curves and, when a run communicated, validation MRR
-    against communication: the files written and the report's lines."""
-    from fedgraph.report.plots import line_plot
+#: the x-axes of the validation curves (``fedgraph report --x-axis``) and
+#: their labels: local epochs (a federated round of E local epochs counts E,
+#: a baseline's epoch 1), rounds (a baseline's epochs), or the bytes sent up
+#: and down so far (the run's ledger).
+X_AXES = {
+    "local-epochs": "local epochs (a round of E local epochs counts E)",
+    "rounds": "round (baselines: epoch)",
+    "communication": "bytes communicated (up + down, cumulative)",
+}
 
-    written: list[Path] = []
-    md: list[str] = []
-    curves = {}
-    for r in runs:
-        if r.curve:
-            curves[r.label] = tuple(zip(*r.curve, strict=True))
-        if r.global_curve:  # FedLU: its global model as well
-            curves[f"{r.label} (global)"] = tuple(zip(*r.global_curve, strict=True))
-    if curves:
-        written.append(
-            line_plot(
-                curves,
-                out / f"curves.{fmt}",
-                xlabel="round (baselines: epoch)",
-                ylabel="validation MRR",
-                title="weighted validation MRR",
+
+def _to_x(run: RunSummary, x_axis: str) -> Callable[[int], float] | None:
+    r"""Maps ``run``'s rounds (epochs) to ``x_axis``; ``None`` when the run
+    has no position there (no ledger for ``communication``)."""
+    if x_axis == "rounds":
+        return float
+    if x_axis == "local-epochs":
+        epochs = run.local_epochs
+        if epochs is None:
+            raise ValueError(
+                f"{run.path}: the run's settings record no `local_epochs`, so its "
+                "rounds cannot be counted in local epochs; plot against rounds "
+                "(`--x-axis rounds`)"
             )
+        return lambda r: float(r * epochs)
+    per = run.bytes_per_round
+    if not per:
+        return None
+    return lambda r: float(sum(v for k, v in per.items() if k <= r))
+
+
+def curve_series(
+    runs: Sequence[RunSummary], x_axis: str = "local-epochs"
+) -> tuple[dict[str, tuple[list[float], list[float]]], list[str]]:
+    r"""Each run's weighted validation MRR in % (FedLU: its global model's as
+    well, labelled ``"<run> (global)"``) against ``x_axis`` (a key of
+    :data:`X_AXES`), and the labels of the runs with no position on that
+    axis (``communication``: a run without a ledger, e.g. a baseline).
+
+    Raises:
+        ValueError: if ``x_axis`` is unknown, or is ``local-epochs`` and a
+            federated run's settings record no ``local_epochs``.
+    """
+    if x_axis not in X_AXES:
+        raise ValueError(
+            f"`x_axis` must be one of {', '.join(X_AXES)} (got {x_axis!r})"
         )
-        md += [f"![validation curves](curves.{fmt})", ""]
+    series: dict[str, tuple[list[float], list[float]]] = {}
+    left_out: list[str] = []
+    for run in runs:
+        to_x = _to_x(run, x_axis)
+        if to_x is None:
+            left_out.append(run.label)
+            continue
+        for label, curve in (
+            (run.label, run.curve),
+            (f"{run.label} (global)", run.global_curve),
+        ):
+            if curve:
+                series[label] = (
+                    [to_x(x) for x, _ in curve],
+                    [100 * y for _, y in curve],
+                )
+    return series, left_out
+
+
+def curves_figure(runs: Sequence[RunSummary], x_axis: str = "local-epochs") -> Any:
+    r"""The validation curves (MRR in %) against ``x_axis``
+    (:func:`curve_series`), legend below the axes; ``None`` when no run
+    has a point on that axis."""
+    from fedgraph.report.plots import line_figure
+
+    series, _ = curve_series(runs, x_axis)
+    if not series:
+        return None
+    return line_figure(
+        series,
+        xlabel=X_AXES[x_axis],
+        ylabel="validation MRR (%)",
+        title="weighted validation MRR",
+        legend_outside=True,
+    )
+
+
+def communication_figure(runs: Sequence[RunSummary]) -> Any:
+    r"""Validation MRR (%) against the parameters communicated so far, for
+    the runs that communicated; ``None`` when none did."""
+    from fedgraph.report.plots import line_figure
+
     comm = {
-        r.label: tuple(zip(*r.comm_curve, strict=True)) for r in runs if r.comm_curve
+        r.label: ([x for x, _ in r.comm_curve], [100 * y for _, y in r.comm_curve])
+        for r in runs
+        if r.comm_curve
     }
-    if comm:
-        written.append(
-            line_plot(
-                comm,
-                out / f"communication.{fmt}",
-                xlabel="parameters communicated (up + down, cumulative)",
-                ylabel="validation MRR",
-                title="validation MRR against communication",
-            )
-        )
-        md += [f"![MRR against communication](communication.{fmt})", ""]
-    return written, md
+    if not comm:
+        return None
+    return line_figure(
+        comm,
+        xlabel="parameters communicated (up + down, cumulative)",
+        ylabel="validation MRR (%)",
+        title="validation MRR against communication",
+        legend_outside=True,
+    )
 
 
-def _client_bars(
-    runs: Sequence[RunSummary], out: Path, fmt: str
-) -> tuple[list[Path], list[str]]:
-    r"""The per-client test MRR of the finished runs (figure and table)."""
-    from fedgraph.report.plots import grouped_bars
+def clients_figure(runs: Sequence[RunSummary]) -> Any:
+    r"""Grouped bars of every finished run's test MRR (%) per client, legend
+    below the axes; ``None`` when no run has finished."""
+    from fedgraph.report.plots import bars_figure
 
-    written: list[Path] = []
-    md: list[str] = []
     done = [r for r in runs if r.clients]
-    if done:
-        n = max(len(r.clients) for r in done)
-        bars = {
-            r.label: [100 * c["mrr"] for c in r.clients] + [0.0] * (n - len(r.clients))
-            for r in done
-        }
-        written.append(
-            grouped_bars(
-                [f"client {c}" for c in range(n)],
-                bars,
-                out / f"clients.{fmt}",
-                ylabel="test MRR (%)",
-                title="test MRR per client",
-            )
-        )
-        md += [
-            "## Per client (test MRR, %)",
-            "",
-            clients_table(runs),
-            "",
-            f"![per-client test MRR](clients.{fmt})",
-            "",
-        ]
-    return written, md
+    if not done:
+        return None
+    n = max(len(r.clients) for r in done)
+    bars = {
+        r.label: [100 * c["mrr"] for c in r.clients] + [0.0] * (n - len(r.clients))
+        for r in done
+    }
+    return bars_figure(
+        [f"client {c}" for c in range(n)],
+        bars,
+        ylabel="test MRR (%)",
+        title="test MRR per client",
+        legend_outside=True,
+    )
 
 
-def write_report(
-    runs: Sequence[RunSummary], out: str | os.PathLike[str], fmt: str = "png"
-) -> list[Path]:
-    r"""Writes into ``out``: ``report.md`` (the two tables and the figures),
-    ``curves.{fmt}`` (validation MRR per round), ``communication.{fmt}``
-    (validation MRR against parameters communicated, when a run communicated)
-    and ``clients.{fmt}`` (per-client test MRR). Returns the files written."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
+def _report_lines(
+    runs: Sequence[RunSummary], drawn: dict[str, Any], fmt: str, x_axis: str
+) -> list[str]:
     md = ["# Runs compared", "", runs_table(runs), ""]
-    for step in (_curve_plots, _client_bars):
-        files, lines = step(runs, out, fmt)
-        written += files
-        md += lines
+    left_out = curve_series(runs, x_axis)[1]
+    if drawn["curves"] is not None:
+        md += [f"![validation curves](curves.{fmt})", ""]
+        if left_out:
+            md += [f"Not on the {x_axis} axis (no ledger): {', '.join(left_out)}.", ""]
+    if drawn["communication"] is not None:
+        md += [f"![MRR against communication](communication.{fmt})", ""]
+    if drawn["clients"] is not None:
+        md += ["## Per client (test MRR, %)", "", clients_table(runs), ""]
+        md += [f"![per-client test MRR](clients.{fmt})", ""]
     md += ["## Commands", ""]
     for r in runs:
         cmd = r.settings.get("command")
         md += [f"- {r.label}: `{cmd}`" if cmd else f"- {r.label}: (not recorded)"]
+    return md
+
+
+def write_report(
+    runs: Sequence[RunSummary],
+    out: str | os.PathLike[str],
+    fmt: str = "png",
+    x_axis: str = "local-epochs",
+) -> list[Path]:
+    r"""Writes into ``out``: ``report.md`` (the two tables and the figures),
+    ``curves.{fmt}`` (validation MRR against ``x_axis``, see
+    :data:`X_AXES`), ``communication.{fmt}`` (validation MRR against
+    parameters communicated, when a run communicated) and ``clients.{fmt}``
+    (per-client test MRR). Metrics are in % everywhere. Every figure is
+    drawn before any file is written. Returns the files written.
+
+    Raises:
+        ValueError: as :func:`curve_series`.
+    """
+    from fedgraph.report.plots import save_figure
+
+    drawn = {
+        "curves": curves_figure(runs, x_axis),
+        "communication": communication_figure(runs),
+        "clients": clients_figure(runs),
+    }
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = [
+        save_figure(fig, out / f"{name}.{fmt}")
+        for name, fig in drawn.items()
+        if fig is not None
+    ]
     report = out / "report.md"
-    atomic_write_text(report, "\n".join(md) + "\n")
+    atomic_write_text(report, "\n".join(_report_lines(runs, drawn, fmt, x_axis)) + "\n")
     return [report, *written]

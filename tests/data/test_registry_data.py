@@ -44,7 +44,7 @@ def test_names_are_unique_and_complete():
 
 
 # Registered for download but never fetched here (no internet, no copy in
-# shared/datasets), so their checksums cannot be pinned honestly.
+# the benchmark data folder), so their checksums cannot be pinned honestly.
 UNPINNED = {"bgs", "am"}
 
 

@@ -1,0 +1,94 @@
+r"""The documentation speaks of the project only: no page (``README.md``,
+``docs/**/*.md``) names a machine path (``/tmp/``, ``/work/``, ``/root/``), a file
+outside the repository (``../shared``) or a date (``YYYY-MM-DD``); example paths
+are project-relative (``runs/...``) or placeholders (``/path/to/...``), the data
+root is ``$FEDGRAPH_DATA``.
+
+The commands that the results pages quote come from the results files, which
+record the paths of the machine that ran them; :func:`recorded_command`
+rewrites those before a page shows them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from fedgraph.report.papers import recorded_command
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: One pattern per kind of trace.
+TRACES = {
+    "machine path": re.compile(r"/(?:tmp|work|root)/"),
+    "file outside the repository": re.compile(r"\.\./shared\b"),
+    "date": re.compile(r"\b(?:19|20)\d\d-[01]\d-[0-3]\d\b"),
+}
+
+
+def pages() -> list[Path]:
+    r"""README.md and every Markdown page under docs/ (a built site left out)."""
+    docs = [p for p in sorted((ROOT / "docs").rglob("*.md")) if "_build" not in p.parts]
+    return [ROOT / "README.md", *docs]
+
+
+def traces(text: str) -> list[str]:
+    r"""``"LINE: KIND: MATCH"`` for every trace in ``text``."""
+    found = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        for kind, pattern in TRACES.items():
+            found += [f"{number}: {kind}: {m.group(0)}" for m in pattern.finditer(line)]
+    return found
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_page_has_no_traces(page: Path) -> None:
+    assert traces(page.read_text(encoding="utf-8")) == []
+
+
+def test_pages_found() -> None:
+    names = {str(p.relative_to(ROOT)) for p in pages()}
+    assert {"README.md", "docs/index.md", "docs/papers/fede-claims.md"} <= names
+    assert not any("_build" in n for n in names)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("--out /tmp/umls-3", ["1: machine path: /tmp/"]),
+        ("FEDGRAPH_DATA=/work/shared/datasets", ["1: machine path: /work/"]),
+        ("ok\ncd /root/x", ["2: machine path: /root/"]),
+        (
+            "text in `../shared/papers/fede.txt`",
+            ["1: file outside the repository: ../shared"],
+        ),
+        ("measured 2026-11-22 unless stated", ["1: date: 2026-11-22"]),
+        ("--out runs/umls-3 --data $FEDGRAPH_DATA/umls, torch 2.13.0, 1,863 s", []),
+        ("a /path/to/datasets placeholder; 2026 alone; 10-12 epochs", []),
+    ],
+)
+def test_traces_found(text: str, expected: list[str]) -> None:
+    assert traces(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [
+        (
+            "fedgraph train --data /work/shared/datasets/fedlu-fb15k-237/C3 --out /tmp/g/c3-fedec",
+            "fedgraph train --data $FEDGRAPH_DATA/fedlu-fb15k-237/C3 --out runs/c3-fedec",
+        ),
+        (
+            "fedgraph audit /tmp/priv/runs2/fede --attack membership",
+            "fedgraph audit runs/fede --attack membership",
+        ),
+        (
+            "fedgraph train --data ../shared/datasets/umls --out runs/x",
+            "fedgraph train --data $FEDGRAPH_DATA/umls --out runs/x",
+        ),
+    ],
+)
+def test_recorded_command_hides_machine_paths(command: str, shown: str) -> None:
+    assert recorded_command({"settings": {"command": command}}) == shown
