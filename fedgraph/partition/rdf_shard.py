@@ -147,8 +147,19 @@ class FederatedRDF:
             raise ValueError(
                 f"'{path}' is not a complete RDF partition: {exc}"
             ) from exc
+        num_clients = int(meta["num_clients"])
+        extra = sorted(
+            d.name
+            for d in path.glob("client*")
+            if d.is_dir() and d.name[6:].isdigit() and int(d.name[6:]) >= num_clients
+        )
+        if extra:
+            raise ValueError(
+                f"`{path}`: META.json lists {num_clients} clients (`num_clients`) "
+                f"but the folder also holds {', '.join(e + '/' for e in extra)}"
+            )
         shards = []
-        for i in range(int(meta["num_clients"])):
+        for i in range(num_clients):
             folder = path / f"client{i}"
             try:
                 graph = RDFGraph.load(folder / "graph.pt")

@@ -261,3 +261,34 @@ def test_non_utf8_triple_file_error_names_the_real_line(tmp_path):
     (folder / "train.txt").write_bytes(b"\n".join(lines))
     with pytest.raises(DataFormatError, match=r"train\.txt, line 25: not UTF-8"):
         read_triple_folder(folder)
+
+
+def test_rdf_partition_with_an_extra_client_folder_is_refused(tmp_path):
+    from fedgraph.data.rdf_graph import RDFGraph
+    from fedgraph.partition import RDFTypePartitioner
+    from fedgraph.partition.rdf_shard import FederatedRDF
+
+    n = 12
+    src = torch.arange(n)
+    g = RDFGraph(
+        torch.stack([src, (src + 1) % n]),
+        torch.zeros(n, dtype=torch.long),
+        torch.tensor([0, 1] * 6),
+        torch.tensor([0, 1] * 3 + [-1] * 6),
+        {"train_mask": torch.tensor([True] * 4 + [False] * 8)},
+        [f"<n{i:02d}>" for i in range(n)],
+        ["r0"],
+        ["person", "paper"],
+        ["a", "b"],
+        core_types=["person", "paper"],
+        name="toy",
+    )
+    fed = RDFTypePartitioner(2, num_types=2, seed=0)(g)
+    fed.save(tmp_path / "p")
+    shutil.copytree(tmp_path / "p" / "client1", tmp_path / "p" / "client2")
+    with pytest.raises(ValueError) as err:
+        FederatedRDF.load(tmp_path / "p")
+    assert str(err.value) == (
+        f"`{tmp_path / 'p'}`: META.json lists 2 clients (`num_clients`) "
+        "but the folder also holds client2/"
+    )
