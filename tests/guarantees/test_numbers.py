@@ -287,3 +287,18 @@ def test_numeric_options_refuse_values_out_of_range(command, option, value, mess
     with pytest.raises(argparse.ArgumentTypeError, match=None) as exc:
         action.type(value)
     assert message in str(exc.value)
+
+
+def test_threads_5000_in_a_flower_run_config_is_capped_on_the_node(monkeypatch):
+    from fedgraph.runtime.flower import config
+
+    calls = []
+    monkeypatch.setattr(config.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(torch, "set_num_threads", calls.append)
+    with pytest.warns(UserWarning) as record:
+        assert config.use_threads(5000) == 2
+    assert calls == [2]
+    assert [str(w.message) for w in record] == [
+        "Run-config key `threads` = 5000 exceeds this machine's 2 CPUs: using 2"
+    ]
+    assert config.use_threads(0) == 0 and calls == [2]

@@ -34,6 +34,7 @@ from fedgraph.runtime.flower.config import (
     node_device,
     partition_id,
     single_dir,
+    use_threads,
 )
 from fedgraph.runtime.flower.failures import node_errors_mod
 from fedgraph.runtime.flower.protocol import (
@@ -185,11 +186,8 @@ def _setup(
     r"""The node's client for ``message``: built from the run config, its
     state restored (a resumed or rejoining run's snapshot, else the state kept
     in ``context.state``); with the payload, the control keys and settings."""
-    import torch
-
     cfg = parse(context.run_config)
-    if cfg.threads > 0:
-        torch.set_num_threads(cfg.threads)
+    use_threads(cfg.threads)
     client, cid = build_client(cfg, context.node_config)
     payload, control = from_content(message.content)
     if RESUME_ROUND in control and not has_state(context.state, CURRENT):

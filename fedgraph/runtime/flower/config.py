@@ -12,6 +12,8 @@ particular algorithm go under ``extra.NAME`` (``extra.mu_distill = 2.0``,
 from __future__ import annotations
 
 import dataclasses
+import os
+import warnings
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -474,6 +476,28 @@ def check_checkpoint_settings(cfg: Any) -> None:
             f"Run-config key `run-name` must be a plain folder name (got "
             f"{cfg.run_name!r})"
         )
+
+
+def use_threads(threads: int) -> int:
+    r"""Sets ``torch.set_num_threads(threads)`` in this app's process, at most
+    the number of CPUs of the machine it runs on (the run config is written
+    once for nodes of any size; torch may crash creating thousands of
+    threads), with a warning when it lowers the value. ``0`` leaves torch's
+    default. Returns the number set (``0``: none)."""
+    import torch
+
+    cpus = os.cpu_count()
+    if threads <= 0:
+        return 0
+    if cpus is not None and threads > cpus:
+        warnings.warn(
+            f"Run-config key `threads` = {threads} exceeds this machine's "
+            f"{cpus} CPUs: using {cpus}",
+            stacklevel=2,
+        )
+        threads = cpus
+    torch.set_num_threads(threads)
+    return threads
 
 
 def check_failure_settings(cfg: Any) -> None:

@@ -11,12 +11,14 @@ from logging import INFO, WARNING
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from fedgraph.data.checkpoint import save_checkpoint
 from fedgraph.federated.base import Strategy
 from fedgraph.runtime.flower.alignment import KGE_ALIGNMENT, AlignedRun, Alignment
-from fedgraph.runtime.flower.config import FlowerRunSettings, transport_kwargs
+from fedgraph.runtime.flower.config import (
+    FlowerRunSettings,
+    transport_kwargs,
+    use_threads,
+)
 from fedgraph.runtime.flower.transport import GridTransport
 from fedgraph.runtime.loop import LoopHooks, LoopSettings, run_federation
 from fedgraph.runtime.result import SimulationResult
@@ -154,8 +156,7 @@ def run_server(
     with the error (a finished one: ``{"status": "completed"}``, one under way:
     ``"running"``) and raises."""
     cfg = parse(run_config)
-    if cfg.threads > 0:
-        torch.set_num_threads(cfg.threads)
+    use_threads(cfg.threads)
     if getattr(cfg, "pull_backoff", 0.0) > 0:
         from fedgraph.runtime.flower.polling import shorten_pull_backoff
 
