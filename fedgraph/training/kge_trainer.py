@@ -9,7 +9,6 @@ command earlier runs were recorded with.)
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import time
@@ -28,7 +27,7 @@ from fedgraph.models.kge import MODES, KGEModel
 from fedgraph.models.losses import KGELoss, resolve_loss
 from fedgraph.models.memory import TRAINING_COPIES, check_kge_memory
 from fedgraph.models.sampling import NegativeSampler, subsampling_weights
-from fedgraph.progress import advance
+from fedgraph.progress import advance, progress_bar, say, step_line
 from fedgraph.training.sample_on import SampleSource, check_sample_on, epoch_batches
 from fedgraph.validate import check_integer
 
@@ -233,8 +232,9 @@ class KGETrainer:
         seed (int, optional): (default: 0)
         checkpoint (str or Path, optional): checkpoint file.
         progress (bool, optional): tqdm bar over epochs. (default: :obj:`False`)
-        log (str, optional): when set, prints one JSON line per evaluation
-            tagged with this name. (default: :obj:`None`)
+        log (str, optional): when set, prints one line per evaluation
+            (:func:`fedgraph.progress.step_line`) naming what trained
+            (e.g. ``"client 0"``; ``""``: nothing). (default: :obj:`None`)
         shuffle (bool, optional): reshuffle the training triples every epoch
             (``False``: the order of ``graph``'s training split, every epoch).
             (default: :obj:`True`)
@@ -380,6 +380,17 @@ class KGETrainer:
             sample_on=self.sample_on,
         )
 
+    def _train_shown(self, n_ep: int) -> float:
+        r"""``n_ep`` epochs under a bar of batches (a federated round's inner
+        bar, the same); the mean loss, refused unless finite."""
+        with progress_bar(
+            f"epoch {self.epoch + n_ep}: training", unit="batch", enabled=self.progress
+        ):
+            mean_loss = self._train(n_ep)
+        if not math.isfinite(mean_loss):
+            self._diverged(mean_loss, n_ep)
+        return mean_loss
+
     def _diverged(self, mean_loss: float, n_ep: int) -> None:
         # Stops before the epochs' state reaches the checkpoint or the
         # history: a NaN model would rank every triple alike and early stopping
@@ -412,13 +423,16 @@ class KGETrainer:
         if self.progress:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=self.max_epochs, initial=self.epoch, desc="epochs")
+            bar = tqdm(
+                total=self.max_epochs,
+                initial=self.epoch,
+                desc="epochs",
+                dynamic_ncols=True,
+            )
         while not self._done():
             t0 = time.perf_counter()
             n_ep = min(self.eval_every, self.max_epochs - self.epoch)
-            mean_loss = self._train(n_ep)
-            if not math.isfinite(mean_loss):
-                self._diverged(mean_loss, n_ep)
+            mean_loss = self._train_shown(n_ep)
             self.train_seconds += time.perf_counter() - t0
             self.epoch += n_ep
             t1 = time.perf_counter()
@@ -440,8 +454,9 @@ class KGETrainer:
                 self.bad += 1
             if self.checkpoint is not None:
                 atomic_torch_save(self.state_dict(), self.checkpoint)
-            if self.log is not None:
-                print(json.dumps({"log": self.log, **entry}), flush=True)
+            if self.log is not None:  # one line, as every training command
+                line = {**entry, "train_seconds": t1 - t0}
+                say(step_line(line, step="epoch", of=self.max_epochs, who=self.log))
             if bar is not None:
                 bar.update(n_ep)
                 bar.set_postfix(loss=f"{mean_loss:.4f}", mrr=f"{metrics['mrr']:.4f}")

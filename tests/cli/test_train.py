@@ -141,9 +141,13 @@ def test_train_cli_runs_the_independent_baseline(tmp_path, capsys):
     doc = json.loads((out / "results.json").read_text())
     assert doc["comm"]["params_up"] == 0 and len(doc["clients"]) == 2
     assert doc["settings"]["data"] == str(data)  # the folder, not a repr
-    # --quiet: the closing line only, no per-validation JSON lines
+    # --quiet: one line per client and validation, then the closing line
     printed = capsys.readouterr().out.strip().splitlines()
-    assert len(printed) == 1 and printed[0].startswith("independent on ")
+    assert [p.split(":")[0] for p in printed[:4]] == [
+        "client 0 epoch 1/2", "client 0 epoch 2/2",
+        "client 1 epoch 1/2", "client 1 epoch 2/2",
+    ]  # fmt: skip
+    assert len(printed) == 5 and printed[4].startswith("independent on ")
 
 
 @pytest.mark.parametrize(
