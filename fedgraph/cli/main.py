@@ -33,6 +33,7 @@ COMMANDS: list[str] = [
     "algorithms",
     "audit",
     "report",
+    "flower-run",
 ]
 
 
@@ -54,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=__version__)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMANDS:
-        importlib.import_module(f"fedgraph.cli.{name}").register(sub)
+        importlib.import_module(f"fedgraph.cli.{name.replace('-', '_')}").register(sub)
     return parser
 
 

@@ -19,6 +19,7 @@ from fedgraph.runtime.flower.config import (
     transport_kwargs,
     use_threads,
 )
+from fedgraph.runtime.flower.run_status import heartbeat
 from fedgraph.runtime.flower.transport import GridTransport
 from fedgraph.runtime.loop import LoopHooks, LoopSettings, run_federation
 from fedgraph.runtime.result import SimulationResult
@@ -167,7 +168,9 @@ def run_server(
         write_status(cfg.out, "running")
     try:
         steps = (build_strategy, alignment, wrap_transport)
-        return _run(grid, cfg, steps, progress, stop_after)
+        # OUT/heartbeat.json moves while the run is alive (`fedgraph flower-run`)
+        with heartbeat(cfg.out):
+            return _run(grid, cfg, steps, progress, stop_after)
     except Exception as exc:
         if cfg.out:
             write_status(cfg.out, "failed", f"{type(exc).__name__}: {exc}")
