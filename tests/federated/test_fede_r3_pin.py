@@ -8,7 +8,9 @@ The compiled kernel (the default) sums each distance in another order: the
 round-1 training loss moves by 7e-11 and, through rank flips, the round-5
 validation MRR by -8.4e-5 (0.2019461093048565 against the file's
 0.2020299899652037). Both paths are pinned here on a slice of R3 that trains
-in seconds (the full runs take minutes per round).
+in seconds (the full runs take minutes per round), the compiled one per vector
+width of the CPU (AVX-512 and AVX2 differ by 2e-8 relative in the round-1 loss
+and 3e-4 in the round-3 loss).
 """
 
 import pytest
@@ -28,16 +30,22 @@ PINNED = {
         (0.5244329017365262, 0.2848637213723527, 0.22574402474694785),
         (0.25919643779323037, 0.3395923754098858, 0.34844404815106356),
     ),
-    "compiled": (
+    # the compiled kernel sums each distance in blocks of the CPU's vector
+    # width (TorchInductor's `cpp.simdlen`), so it is pinned per width
+    "compiled-512": (
         (0.5244329021208816, 0.2848636762105993, 0.2257393202227023),
         (0.2591986141665219, 0.3395923754098858, 0.3493430026117693),
+    ),
+    "compiled-256": (
+        (0.5244328922754715, 0.2848602109810426, 0.22566749114129278),
+        (0.259200518493152, 0.3401429499317354, 0.34984243934758774),
     ),
 }
 #: Round 1 is pinned to float rounding (the two paths differ by 4e-10 in the
 #: loss and 2e-6 in the MRR); later rounds amplify rounding through training
 #: (round 3: 2e-5 relative in the loss, 9e-4 in the MRR), so they are pinned
-#: loosely enough for another CPU's vector width, tightly enough for a change
-#: of sampling, loss, optimiser, aggregation or ranking.
+#: loosely enough for float rounding, tightly enough for a change of sampling,
+#: loss, optimiser, aggregation or ranking.
 LOSS_REL = (1e-8, 1e-4, 1e-4)
 MRR_ABS = (2e-5, 3e-3, 3e-3)
 
@@ -63,6 +71,13 @@ def _slice(fed: FederatedKG, entities: int) -> FederatedKG:
     return FederatedKG(shards, fed.num_entities, fed.num_relations)
 
 
+def _vector_bits() -> int:
+    from torch._inductor.cpu_vec_isa import pick_vec_isa
+
+    isa = pick_vec_isa()
+    return int(isa.bit_width()) if isa else 0
+
+
 def _run(data_root):
     fed = _slice(load_federated_folder(data_root / "fedlu-fb15k-237" / "R3"), 300)
     settings = KGESettings(
@@ -82,6 +97,10 @@ def _run(data_root):
 )
 def test_fede_on_an_r3_slice_gives_the_pinned_curve(path, data_root, monkeypatch):
     monkeypatch.setenv("FEDGRAPH_COMPILE", "0" if path == "cdist" else "1")
+    if path == "compiled":
+        path = f"compiled-{_vector_bits()}"
+        if path not in PINNED:
+            pytest.skip(f"no pinned curve for this CPU's vector width ({path})")
     losses, mrrs = _run(data_root)
     want_losses, want_mrrs = PINNED[path]
     for r in range(3):

@@ -213,7 +213,8 @@ def test_the_executor_answers_a_failure_without_its_text(
     from fedgraph.runtime.flower.executor import Executor
 
     monkeypatch.setenv("FEDGRAPH_WORKER_DIR", str(tmp_path / "workers"))
-    executor = Executor("127.0.0.1:1", insecure=True)
+    # pull_backoff=None: leave Flower's pull delays of this process as they are
+    executor = Executor("127.0.0.1:1", insecure=True, pull_backoff=None)
 
     def app(message, context):  # an app without fedgraph's error mod
         raise ValueError(f"cannot parse {SECRET!r}")
