@@ -82,4 +82,8 @@ __all__ = [
     "FedLU_R3",
     "FedLU_R5",
     "FedLU_R10",
+    "AIFB",
+    "MUTAG",
+    "BGS",
+    "AM",
 ]
