@@ -156,6 +156,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def wait_port(port: int, timeout: float = 120) -> None:
+    r"""Returns once something listens on ``127.0.0.1:port``; raises
+    :class:`RuntimeError` after ``timeout`` seconds."""
+    import socket
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.5)
+    raise RuntimeError(f"Nothing listens on 127.0.0.1:{port} after {timeout} s")
+
+
 def toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -230,7 +244,7 @@ class Deployment:
             "--database", str(self.server_dir / "state.db"),
         ]  # fmt: skip
         self._start("superlink", cmd, self.server_dir, self.server_env)
-        self._wait_port(self.link_port)
+        wait_port(self.link_port)
 
     def register_nodes(self) -> None:
         r"""With node authentication: every node's public key is registered
@@ -276,7 +290,7 @@ class Deployment:
         self._start(f"node{k}", cmd, self.node_dir, self.node_env)
         if self.args.clientapp == "executor":
             runtime = f"127.0.0.1:{self.link_port + 1 + k}"
-            self._wait_port(self.link_port + 1 + k)
+            wait_port(self.link_port + 1 + k)
             backoff = "0.05" if self.args.node_poll is not None else "0"
             executor = [
                 sys.executable, "-m", "fedgraph.runtime.flower.executor",
@@ -301,17 +315,6 @@ class Deployment:
     def stop_all(self) -> None:
         for name in list(self.procs):
             self.kill(name)
-
-    def _wait_port(self, port: int, timeout: float = 120) -> None:
-        import socket
-
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    return
-            time.sleep(0.5)
-        raise RuntimeError(f"Nothing listens on 127.0.0.1:{port} after {timeout} s")
 
     # ---------------------------------------------------------------- flwr
     def write_flwr_config(self) -> None:

@@ -23,7 +23,7 @@ import pytest
 pytest.importorskip("flwr")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_flower_deploy import free_ports  # noqa: E402
+from test_flower_deploy import free_ports, load_benchmark  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -64,18 +64,6 @@ def localise(cmd: str, ports: dict[str, int]) -> str:
     for old, new in ports.items():
         cmd = re.sub(rf"\b{old}\b", str(new), cmd)
     return cmd
-
-
-def wait_port(port: int, timeout: float = 120) -> None:
-    import socket
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.5)
-    raise AssertionError(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
 
 
 def online_nodes(cmd: str, env: dict, cwd: Path, want: int) -> list[dict]:
@@ -144,4 +132,4 @@ def run_step(cmd: str, env: dict, cwd: Path, procs: list) -> None:
     procs.append(proc)
     port = re.search(r"--port (\d+)", code)
     if port:
-        wait_port(int(port.group(1)))
+        load_benchmark().wait_port(int(port.group(1)))
