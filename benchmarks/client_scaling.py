@@ -33,12 +33,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import platform
 import time
 from pathlib import Path
 
 import torch
+from harness import load_average, machine
 
 from fedgraph.data import load_dataset
 from fedgraph.data.io import atomic_write_json
@@ -89,7 +88,7 @@ def measure(graph, k: int, mode: str, a: argparse.Namespace) -> dict:
     )
     strategy, clients = build_kge_federation("fede", fed, s)
     rounds: list[dict] = []
-    mark = {"cpu": time.process_time(), "load": os.getloadavg()[0]}
+    mark = {"cpu": time.process_time(), "load": load_average()[0]}
 
     def on_round(entry: dict) -> None:
         cpu = time.process_time()
@@ -98,11 +97,11 @@ def measure(graph, k: int, mode: str, a: argparse.Namespace) -> dict:
                 "round": entry["round"],
                 "seconds": entry["train_seconds"],
                 "cpu_seconds": cpu - mark["cpu"],
-                "loadavg_1min": [mark["load"], os.getloadavg()[0]],
+                "loadavg_1min": [mark["load"], load_average()[0]],
                 "loss": entry["train"].get("loss"),
             }
         )
-        mark.update(cpu=time.process_time(), load=os.getloadavg()[0])
+        mark.update(cpu=time.process_time(), load=load_average()[0])
 
     run_simulation(
         strategy,
@@ -170,12 +169,7 @@ def main() -> None:
             "dim",
         )
     } | {"device": a.device, "model": "transe", "algorithm": "fede"}
-    results["machine"] = {
-        "platform": platform.platform(),
-        "processor": platform.processor(),
-        "cpu_count": os.cpu_count(),
-        "torch": torch.__version__,
-    }
+    results["machine"] = machine()
     graph = load_dataset(a.dataset, root=a.root)
     for k in a.clients:
         for mode in a.modes:

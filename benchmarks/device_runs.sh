@@ -31,7 +31,7 @@ start)
     tar xzf ".devdata/$part.tgz" -C "$ROOT/data"
   fi
   [ ! -e "$ROOT/$name" ] || { echo "$ROOT/$name exists: one run per name" >&2; exit 2; }
-  setsid nohup python3 -m fedgraph.cli train --data "$ROOT/data/$part" --algorithm "$alg" \
+  setsid nohup python3 -m fedgraph.cli train "$ROOT/data/$part" --algorithm "$alg" \
     --model transe --device cuda --quiet --out "$ROOT/$name" "$@" \
     > "$ROOT/$name.log" 2>&1 < /dev/null &
   echo "started $name: $ROOT/$name.log"

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import sys
 from pathlib import Path
 from typing import Any
+
+from harness import load_average, machine, processor
 
 from fedgraph.cli.choices import LOCAL_TRAINING, SAMPLE_ON
 
@@ -78,7 +78,7 @@ def _device_name(device: str) -> str:
     d = torch.device(device)
     if d.type == "cuda":
         return torch.cuda.get_device_name(d)
-    return platform.processor() or platform.machine()
+    return processor()
 
 
 def _peak_memory(device: str) -> int | None:
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
         raise ValueError(f"`--rounds` must be positive (got {args.rounds})")
     if args.threads > 0:
         torch.set_num_threads(args.threads)
-    load_start = os.getloadavg()
+    load_start = load_average()
     settings = KGESettings(
         model=args.model,
         dim=args.dim,
@@ -162,8 +162,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
         "local_training": args.local_training,
         "settings": settings.to_dict(),
         "num_clients": fed.num_clients,
-        "threads": torch.get_num_threads(),
-        "torch": torch.__version__,
+        **machine(),
         "command": "python benchmarks/device_speed.py " + " ".join(argv),
         "load_average_start": load_start,
         "rounds": rounds,
@@ -172,7 +171,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
         "seconds_per_validation": _mean(valid),
         "rounds_in_means": max(1, len(train) - 1),
         "peak_device_memory_bytes": _peak_memory(args.device),
-        "load_average_end": os.getloadavg(),
+        "load_average_end": load_average(),
     }
 
 

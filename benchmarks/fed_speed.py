@@ -27,9 +27,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import platform
 import time
+
+from harness import load_average, machine
 
 
 class Clock:
@@ -96,10 +96,8 @@ def main() -> None:
         "data": str(args.data),
         "algorithm": args.algorithm,
         "settings": settings.to_dict(),
-        "threads": torch.get_num_threads(),
-        "machine": platform.processor() or platform.machine(),
-        "cpus": os.cpu_count(),
-        "load_average_start": os.getloadavg(),
+        **machine(),
+        "load_average_start": load_average(),
         "load_seconds": t_load.wall,
         "build_seconds": t_build.wall,
         "clients": [],
@@ -183,7 +181,7 @@ def main() -> None:
             full_validation_seconds=t_valid.wall,
             full_validation_cpu_seconds=t_valid.cpu,
         )
-    out["load_average_end"] = os.getloadavg()
+    out["load_average_end"] = load_average()
     print(json.dumps(out, indent=1))
 
 

@@ -108,7 +108,7 @@ train() {  # NAME DATA ALGORITHM MODEL
         *) thp=$THP ;;
     esac
     echo "$(date -u +%FT%TZ) $1: start $resume (THP_MEM_ALLOC_ENABLE=$thp)"
-    THP_MEM_ALLOC_ENABLE=$thp flock "$RUNS/$1.lock" $F train --data "$RUNS/data/$2" --algorithm "$3" \
+    THP_MEM_ALLOC_ENABLE=$thp flock "$RUNS/$1.lock" $F train "$RUNS/data/$2" --algorithm "$3" \
         --model "$4" --out "$out" $sched $SETTINGS $resume
     echo "$(date -u +%FT%TZ) $1: exit $?"
 }

@@ -47,7 +47,7 @@ run() {  # NAME CAP_SECONDS [fedgraph train options]
     [ "$cap" -gt "$left" ] && cap=$left
     t0=$(date +%s)
     # shellcheck disable=SC2086
-    timeout "$cap" "$PYTHON" -m fedgraph.cli.main train --data "$DATA" \
+    timeout "$cap" "$PYTHON" -m fedgraph.cli.main train "$DATA" \
         --out "$DIR/$name" $SETTINGS "$@" > "$DIR/$name.log" 2>&1
     rc=$?
     echo "$name: rc $rc in $(($(date +%s) - t0)) s (cap $cap s)"

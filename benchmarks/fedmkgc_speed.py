@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import torch
+from harness import load_average, machine
 
 from fedgraph.data import entity_titles, read_dbp5l
 from fedgraph.data.root import get_data_root
@@ -82,6 +83,8 @@ def _time_steps(model, examples, tokens, bs: int, steps: int) -> float:
 def main() -> None:
     a = _parse()
     torch.set_num_threads(a.threads)
+    # the results name the model, never this machine's path to it
+    label = Path(a.model).name if a.model else "all-MiniLM-L6-v2"
     a.model = a.model or default_encoder()
     graph = compact_relations(
         read_dbp5l(get_data_root(a.root) / "dbp-5l", languages=(a.language,))[
@@ -97,7 +100,7 @@ def main() -> None:
     torch.manual_seed(0)
     model = BiEncoder(encoder, graph.num_relations)
     out: dict[str, object] = {
-        "model": a.model,
+        "model": label,
         "transliterate": a.transliterate,
         "language": a.language,
         "threads": a.threads,
@@ -105,7 +108,7 @@ def main() -> None:
         "load_seconds": load_seconds,
         "shared_parameters": model.num_shared_parameters(),
         "mean_title_tokens": float(tokens.attention_mask.sum(1).float().mean()),
-        "load_average": list(os.getloadavg()),
+        **machine(),
     }
     n = min(a.encode, len(tokens))
     sub = EntityTokens(tokens.input_ids[:n], tokens.attention_mask[:n])
@@ -117,7 +120,7 @@ def main() -> None:
         seconds = _time_steps(model, examples, tokens, bs, a.steps)
         out[f"seconds_per_step@{bs}"] = seconds
         out[f"steps_per_second@{bs}"] = 1.0 / seconds
-    out["load_average_after"] = list(os.getloadavg())
+    out["load_average_after"] = load_average()
     text = json.dumps(out, indent=2)
     print(text)
     if a.json is not None:

@@ -363,25 +363,15 @@ def simulate(data: Path, algorithm: str, config: dict[str, Any], out: Path) -> d
     from fedgraph.runtime import run_simulation
 
     if is_rgcn(algorithm):
+        from fedgraph.federated.algorithms import get
         from fedgraph.partition.rdf_shard import FederatedRDF
         from fedgraph.runtime.flower.rgcn import RGCNRunSettings
-        from fedgraph.runtime.rgcn_runner import (
-            build_clients,
-            build_strategy,
-            initial_bases_client,
-            loop_kwargs,
-        )
 
         cfg = RGCNRunSettings.from_run_config(config)
-        fed = FederatedRDF.load(data)
-        clients = build_clients(
-            fed, **cfg.client_kwargs(), seed_client=initial_bases_client(cfg.algorithm)
-        )
-        strategy = build_strategy(
-            cfg.algorithm, mu=cfg.mu, lam=cfg.lam, local_epochs=cfg.local_epochs,
-            one_sided=cfg.one_sided, clip=cfg.clip or None,
-        )  # fmt: skip
-        kwargs = loop_kwargs(cfg.num_rounds, cfg.seed)
+        builder = get(cfg.algorithm, "rgcn").build  # the apps' registry builder
+        clients = builder.clients(FederatedRDF.load(data), cfg.common())
+        strategy = builder.strategy(cfg.common(), cfg.algorithm_settings())
+        kwargs = cfg.loop_kwargs()
     else:
         from fedgraph.data import load_dataset
         from fedgraph.federated.kge.setup import build_kge_federation

@@ -24,11 +24,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import time
 
 import torch
+from harness import machine
 
 from fedgraph.data import load_federated_folder
 from fedgraph.data.root import get_data_root
@@ -178,13 +177,7 @@ def main() -> None:
     out: dict = {}
     for name in a.models.split(","):
         out[name] = {f"client{k}": bench_client(fkg[k].graph, name, a) for k in ids}
-    out["machine"] = {
-        "cpu": platform.processor() or platform.machine(),
-        "cpu_count": os.cpu_count(),
-        "threads": torch.get_num_threads(),
-        "torch": torch.__version__,
-        "loadavg_at_end": os.getloadavg(),
-    }
+    out["machine"] = machine()  # its load average: at the end
     out["settings"] = {k: v for k, v in vars(a).items()}
     out["settings"]["negatives"] = (
         "per-positive" if a.per_positive else "shared per batch"

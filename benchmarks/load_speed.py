@@ -17,21 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-
-def _time(fn, repeats: int) -> list[float]:
-    out = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t)
-    return out
+from harness import machine, timed
 
 
 def _subprocess(name: str, env: dict[str, str]) -> float:
@@ -64,8 +56,10 @@ def main() -> None:
         env = dict(os.environ)
         for name in args.datasets:
             cls = resolve_dataset(name)
-            cold = _time(lambda cls=cls: cls(force_reload=True), args.repeats)
-            cached = _time(lambda cls=cls: cls(), args.repeats)
+            cold = timed(
+                lambda cls=cls: cls(force_reload=True), repeat=args.repeats, warmup=0
+            )
+            cached = timed(lambda cls=cls: cls(), repeat=args.repeats, warmup=0)
             stats = cls().stats()
             cached_proc = _subprocess(name, env)
             results.append(
@@ -84,10 +78,7 @@ def main() -> None:
         json.dumps(
             {
                 "benchmark": "load_speed",
-                "python": platform.python_version(),
-                "torch": torch.__version__,
-                "cpu_count": os.cpu_count(),
-                "torch_threads": torch.get_num_threads(),
+                "machine": machine(),
                 "repeats": args.repeats,
                 "results": results,
             },

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import time
 
 import torch
+from harness import machine
 
 
 def main() -> None:
@@ -64,8 +64,7 @@ def main() -> None:
 
     out: dict = {
         "settings": vars(a),
-        "machine": platform.machine(),
-        "load_average": __import__("os").getloadavg(),
+        "machine": machine(),
     }
     cls = type(model)
     gathers = cls.gathers_negatives

@@ -8,7 +8,7 @@
 #   benchmarks/privacy_bench.sh WORK_DIR DATA [TRAIN_ARGS]
 #
 # DATA opens `fedgraph train`'s arguments and names the data ("fedlu-r3
-# --model transe", "--data WORK_DIR/umls-r3"); TRAIN_ARGS are the dataset's
+# --model transe", "WORK_DIR/umls-r3"); TRAIN_ARGS are the dataset's
 # training settings ("--dim 128 --lr 0.001"). Run NAME trains with
 #
 #   fedgraph train DATA --rounds ROUNDS --eval-every EVAL_EVERY --patience 0

@@ -14,8 +14,8 @@ import json
 import sys
 from pathlib import Path
 
+from fedgraph.data.io import atomic_write_text
 from fedgraph.privacy.attacks import ATTACKS
-from fedgraph.report._io import atomic_write_text
 from fedgraph.report.privacy import SETTINGS, privacy_table
 
 

@@ -12,5 +12,5 @@ set -eu
 W=${1:-runs/privacy-umls}
 export ROUNDS="${ROUNDS:-30}" THREADS="${THREADS:-1}"
 export PARTITION="umls --strategy relation --clients 3" PARTITION_DIR="$W/umls-r3"
-exec sh "$(dirname "$0")/privacy_bench.sh" "$W" "--data $W/umls-r3" \
+exec sh "$(dirname "$0")/privacy_bench.sh" "$W" "$W/umls-r3" \
   "--dim 128 --lr 0.001"

@@ -20,12 +20,12 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import platform
 import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import torch
+from harness import machine
 
 from fedgraph.data import load_federated_folder
 from fedgraph.data.io import atomic_write_json
@@ -136,11 +136,8 @@ def main() -> None:
 
     out["settings"] = {**vars(a), "out": str(a.out), "data": str(a.data)}
     out["machine"] = {
-        "platform": platform.platform(),
-        "processor": platform.processor(),
-        "torch": torch.__version__,
+        **machine(),
         "pykeen": pykeen.get_version(),
-        "threads": torch.get_num_threads(),
         "date": time.strftime("%Y-%m-%d", time.gmtime()),
     }
     text = json.dumps(out, indent=1)

@@ -22,13 +22,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 import time
 from pathlib import Path
 
 import torch
+from harness import machine
 
 from fedgraph.models import NegativeSampler, resolve_model
 from fedgraph.models.losses import NSSALoss
@@ -124,12 +124,7 @@ def main(argv: list[str] | None = None) -> int:
             for n, r in zip(entities, relations, strict=True)
         },
         "settings": {k: v for k, v in vars(a).items() if k != "json"},
-        "machine": {
-            "cpu": platform.processor() or platform.machine(),
-            "cores": os.cpu_count(),
-            "torch": torch.__version__,
-            "load_average": os.getloadavg(),
-        },
+        "machine": machine(),
     }
     text = json.dumps(doc, indent=2)
     print(text)

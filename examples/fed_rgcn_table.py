@@ -16,13 +16,16 @@ import torch
 
 from fedgraph.data.io import atomic_write_json
 from fedgraph.data.rdf_entities import load_rdf
-from fedgraph.runtime.rgcn_runner import METHODS, run_fed_rgcn
+from fedgraph.runtime.rgcn_runner import run_fed_rgcn
+
+#: the rows of FedAlign's Table 4 (any R-GCN method of the registry runs)
+TABLE_4 = ("sp", "fedavg", "fedprox", "fedalign", "fedavg-l", "fedprox-l", "fedalign-l")
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dataset", choices=["aifb", "mutag"], default="aifb")
-    p.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
+    p.add_argument("--methods", nargs="+", default=list(TABLE_4))
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
     p.add_argument("--rounds", type=int, default=20)
     p.add_argument("--local-epochs", type=int, default=5)

@@ -1,9 +1,10 @@
-r"""The federated algorithms as their family modules declare them, read
-from source (:mod:`ast`), without importing them or torch: what the command
-line shows before anything heavy is imported (``fedgraph train --help``,
-``--algorithm`` choices). The registry itself
-(:mod:`fedgraph.federated.algorithms`) imports the modules; a test checks
-that both views agree.
+r"""The federated algorithms and the pluggable parts (KGE models, losses,
+partitioners) as their modules declare them, read from source (:mod:`ast`),
+without importing them or torch: what the command line shows before anything
+heavy is imported (``fedgraph train --help``, ``--algorithm`` and ``--model``
+choices, ``--model-kwargs``). The registries themselves
+(:mod:`fedgraph.federated.algorithms`, :class:`fedgraph.registry.Registry`)
+import the modules; tests check that both views agree.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import ast
 from pathlib import Path
 from typing import Any
 
-from fedgraph.registry import normalize_name
+from fedgraph.registry import KINDS, Kind, argument_help, normalize_name
 
 FAMILIES = ("kge", "rgcn", "text")
 
@@ -151,4 +152,159 @@ def settings_help(family: str | None = None) -> str:
     return "; ".join(parts).replace("'", "")
 
 
-__all__ = ["declared", "settings_help", "allowed_text", "FAMILIES"]
+# -------------------------------------------------------------- components
+# The pluggable parts of :data:`fedgraph.registry.KINDS`, read the way
+# :func:`fedgraph.registry.discover` imports them: the concrete subclasses of
+# the kind's base that the public modules of its source list in ``__all__``.
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _source_files(kind: Kind) -> list[tuple[str, Path]]:
+    path = _ROOT.joinpath(*kind.source.split("."))
+    if not path.is_dir():
+        return [(kind.source, path.with_suffix(".py"))]
+    return [
+        (f"{kind.source}.{p.stem}", p)
+        for p in sorted(path.glob("*.py"), key=lambda p: p.stem)
+        if not p.name.startswith("_")
+    ]
+
+
+def _class_table(kind: Kind) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    r"""Class name → ``(ClassDef, module AST, path, module name)`` of every
+    top-level class of the kind's modules, and the ``(module, name)`` pairs
+    their ``__all__`` lists, in order."""
+    table: dict[str, Any] = {}
+    listed: list[tuple[str, str]] = []
+    for module_name, path in _source_files(kind):
+        module = ast.parse(path.read_text())
+        for stmt in module.body:
+            if isinstance(stmt, ast.ClassDef):
+                table[stmt.name] = (stmt, module, path, module_name)
+            target = getattr(stmt, "targets", [None])[0]
+            if getattr(target, "id", "") == "__all__":
+                names = _literal(stmt.value, module, path)  # type: ignore[attr-defined]
+                listed += [(module_name, n) for n in names]
+    return table, listed
+
+
+def _bases(node: ast.ClassDef) -> list[str]:
+    return [b.id for b in node.bases if isinstance(b, ast.Name)]
+
+
+def _is_component(name: str, kind: Kind, table: dict[str, Any]) -> bool:
+    if name == kind.base or name not in table:
+        return False
+    node = table[name][0]
+    abstract = any(
+        getattr(d, "id", getattr(d, "attr", "")) == "abstractmethod"
+        for f in node.body
+        for d in getattr(f, "decorator_list", [])
+    )
+    parents = _bases(node)
+    inherits = kind.base in parents or any(
+        _is_component(b, kind, table) for b in parents
+    )
+    return inherits and not abstract
+
+
+def _init_defaults(name: str, table: dict[str, Any]) -> dict[str, Any]:
+    r"""Argument → default of the ``__init__`` that class ``name`` uses (its
+    own or the first base's that the table holds)."""
+    if name not in table:
+        return {}
+    node, module, path, _ = table[name]
+    init = next((f for f in node.body if getattr(f, "name", "") == "__init__"), None)
+    if init is None:
+        bases = [b for b in _bases(node) if b in table]
+        return _init_defaults(bases[0], table) if bases else {}
+    a = init.args
+    positional = a.posonlyargs + a.args
+    pairs = list(
+        zip(positional[len(positional) - len(a.defaults) :], a.defaults, strict=True)
+    )
+    pairs = [(arg, d) for arg, d in pairs if arg not in a.posonlyargs]
+    pairs += [
+        (arg, d)
+        for arg, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)
+        if d is not None
+    ]
+    return {arg.arg: _literal(d, module, path) for arg, d in pairs}
+
+
+def _class_attribute(node: ast.ClassDef, attr: str, module: Any, path: Any) -> Any:
+    for stmt in node.body:
+        targets = getattr(stmt, "targets", None) or [getattr(stmt, "target", None)]
+        if any(getattr(t, "id", "") == attr for t in targets) and stmt.value:  # type: ignore[attr-defined]
+            return _literal(stmt.value, module, path)  # type: ignore[attr-defined]
+    return None
+
+
+def _docstring(name: str, table: dict[str, Any]) -> str:
+    node = table[name][0]
+    doc = ast.get_docstring(node)
+    if doc is None:
+        bases = [b for b in _bases(node) if b in table]
+        return _docstring(bases[0], table) if bases else ""
+    return doc
+
+
+def declared_components(kind: str | Kind) -> list[dict[str, Any]]:
+    r"""The classes of a :class:`~fedgraph.registry.Kind` (or its name in
+    :data:`~fedgraph.registry.KINDS`) read from source without importing
+    them: one ``{"name", "aliases", "class", "module", "kwargs", "help"}``
+    per class, in registry order, as
+    :meth:`fedgraph.registry.Registry.describe` gives them."""
+    kind = KINDS[kind] if isinstance(kind, str) else kind
+    table, listed = _class_table(kind)
+    fixed = dict(kind.fixed)
+    out = []
+    for module_name, name in listed:
+        if table.get(name, (None,) * 4)[3] != module_name:
+            continue
+        if not _is_component(name, kind, table):
+            continue
+        node, module, path, _ = table[name]
+        own_name = _class_attribute(node, "name", module, path)
+        kwargs = {
+            k: v for k, v in _init_defaults(name, table).items() if k not in fixed
+        }
+        doc = argument_help(_docstring(name, table))
+        out.append({
+            "name": own_name if isinstance(own_name, str)
+            else normalize_name(name, kind.suffix),
+            "aliases": tuple(_class_attribute(node, "aliases", module, path) or ()),
+            "class": name,
+            "module": module_name,
+            "kwargs": kwargs,
+            "help": {k: doc.get(k, "") for k in kwargs},
+        })  # fmt: skip
+    return out
+
+
+def component_names(kind: str) -> tuple[str, ...]:
+    r"""The registry names of a kind, read from source (the command line's
+    choices)."""
+    return tuple(c["name"] for c in declared_components(kind))
+
+
+def kwargs_help(kind: str) -> str:
+    r"""One paragraph: each class's keyword arguments with their defaults
+    (``fedgraph train --help`` for ``--model-kwargs``)."""
+    parts = []
+    for c in declared_components(kind):
+        items = [f"{k} ({v!r})" for k, v in c["kwargs"].items()]
+        parts.append(f"{c['name']}: {', '.join(items) if items else 'none'}")
+    return "; ".join(parts).replace("'", "")
+
+
+__all__ = [
+    "declared",
+    "declared_components",
+    "component_names",
+    "kwargs_help",
+    "settings_help",
+    "allowed_text",
+    "FAMILIES",
+]

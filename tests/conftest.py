@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import random
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -24,6 +25,10 @@ DEFAULT_DATA = REPO.parent / "shared" / "datasets"
 
 def _load_script(relpath: str) -> ModuleType:
     path = REPO / relpath
+    if (
+        str(path.parent) not in sys.path
+    ):  # as `python PATH` would (benchmarks/harness.py)
+        sys.path.append(str(path.parent))
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

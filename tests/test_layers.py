@@ -98,34 +98,73 @@ def test_the_check_sees_module_and_function_level_imports(tmp_path, monkeypatch)
     assert any("federated/b.py:2" in b and "core imports no family" in b for b in bad)
 
 
+#: the modules that may define a module-level ``__getattr__``: packages whose
+#: public names are imported on first use (PEP 562), so that a light
+#: submodule (the process-lived Flower ``ClientApp`` of
+#: :mod:`fedgraph.runtime.flower.node`) does not import torch, and the
+#: package's own lazy exports. Each is API (its names are in ``__all__``),
+#: not an old path kept alive.
+LAZY_EXPORTS = {"__init__.py", "runtime/__init__.py", "runtime/flower/__init__.py"}
+
+
+def _module_getattrs(root: Path) -> list[str]:
+    return sorted(
+        path.relative_to(root).as_posix()
+        for path in root.rglob("*.py")
+        for node in ast.parse(path.read_text()).body
+        if isinstance(node, ast.FunctionDef) and node.name == "__getattr__"
+    )
+
+
+def _star_imports(root: Path) -> list[str]:
+    return sorted(
+        f"{path.relative_to(root).as_posix()}:{node.lineno}"
+        for path in root.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+    )
+
+
+def test_no_module_getattr_besides_the_lazy_exports():
+    found = _module_getattrs(ROOT)
+    assert set(found) <= LAZY_EXPORTS
+    assert "runtime/__init__.py" in found  # the check sees the real ones
+
+
+def test_no_star_re_exports():
+    assert _star_imports(ROOT) == []
+
+
+def test_the_shim_checks_see_a_module_getattr_and_a_star_import(tmp_path):
+    (tmp_path / "a.py").write_text("def __getattr__(name):\n    return name\n")
+    (tmp_path / "b.py").write_text("from fedgraph.data import *\n")
+    (tmp_path / "c.py").write_text("class C:\n    def __getattr__(self, n): ...\n")
+    assert _module_getattrs(tmp_path) == ["a.py"]
+    assert _star_imports(tmp_path) == ["b.py:1"]
+
+
 @pytest.mark.parametrize(
     "old",
     [
+        "fedgraph._moved",
         "fedgraph.federated.kge_setup",
         "fedgraph.partition.shard",
         "fedgraph.federated.records",
+        "fedgraph.federated.kge.fusion",
+        "fedgraph.runtime.kge_trainer",
     ],
 )
-def test_old_module_paths_still_import(old):
+def test_old_module_paths_are_gone(old):
     import importlib
 
-    from fedgraph._moved import MOVED
+    with pytest.raises(ModuleNotFoundError, match=f"No module named '{old}'"):
+        importlib.import_module(old)
 
-    assert importlib.import_module(old) is importlib.import_module(MOVED[old])
 
+def test_moved_names_are_not_served_by_their_old_modules():
+    from fedgraph.cli import train
+    from fedgraph.federated.kge import client
 
-def test_split_module_paths_still_import():
-    import importlib
-
-    from fedgraph.models.fusion import ScoreFusion
-    from fedgraph.runtime.flower.fusion import fusion_to_metrics
-    from fedgraph.training.fusion import FusionSettings
-    from fedgraph.training.fusion_io import load_single_model
-
-    for old in ("fedgraph.federated.kge.fusion", "fedgraph.federated.fusion"):
-        mod = importlib.import_module(old)
-        assert mod.ScoreFusion is ScoreFusion
-        assert mod.FusionSettings is FusionSettings
-        assert mod.fusion_to_metrics is fusion_to_metrics
-        assert mod.load_single_model is load_single_model
-    from fedgraph.federated.kge.fusion import fuse_and_evaluate  # noqa: F401
+    for module, name in [(client, "proximal_term"), (train, "load_trained_run")]:
+        with pytest.raises(AttributeError):
+            getattr(module, name)

@@ -56,3 +56,111 @@ def test_unknown_name_lists_choices():
 def test_unknown_name_lists_the_aliases_first():
     with pytest.raises(ValueError, match=r"among choices \['te', 'TransE', 'RotatE'\]"):
         resolve_class("foo", [TransE, RotatE], aliases={"te": TransE})
+
+
+# ------------------------------------------------- kinds found by module
+
+
+def test_a_registry_is_a_sequence_of_the_classes_its_modules_list():
+    from fedgraph.models.kge import KGEModel, TransE, models
+    from fedgraph.models.losses import MarginRankingLoss, NSSALoss, losses
+
+    assert TransE in models and KGEModel not in models  # abstract: left out
+    assert all(issubclass(c, KGEModel) for c in models) and len(models) >= 4
+    assert list(losses) == [NSSALoss, losses[1], MarginRankingLoss]
+    assert losses.names() == ["nssa", "sigmoid-ns", "margin-ranking"]
+    assert repr(losses) == (
+        "Registry('loss', ['NSSALoss', 'SigmoidNSLoss', 'MarginRankingLoss'])"
+    )
+
+
+def test_names_aliases_and_class_names_resolve():
+    from fedgraph.partition import (
+        RandomRelationPartitioner,
+        SpectralRelationPartitioner,
+        partitioners,
+    )
+
+    for query in ("relation", "random", "Random-Relation", "RandomRelationPartitioner"):
+        assert partitioners.resolve_class(query) is RandomRelationPartitioner
+    assert partitioners.resolve_class("cluster") is SpectralRelationPartitioner
+    part = partitioners.resolve("dirichlet", 4, seed=2, alpha=1.5)
+    assert repr(part).startswith("DirichletRelationPartitioner(num_clients=4, seed=2")
+    assert partitioners.resolve(part) is part
+    with pytest.raises(ValueError) as exc:
+        partitioners.resolve_class("louvian")
+    # the short names first (what the command line takes), then the classes
+    assert str(exc.value).startswith(
+        "Could not resolve 'louvian' among choices ['dirichlet', "
+    )
+    assert "'RandomRelationPartitioner'" in str(exc.value)
+
+
+def test_check_kwargs_casts_and_names_the_bad_key():
+    from fedgraph.models.kge import models
+    from fedgraph.partition import partitioners
+
+    assert models.check_kwargs("TransE", {"p_norm": 2}) == {"p_norm": 2.0}
+    assert models.hyperparameters("transe") == {"epsilon": 2.0, "p_norm": 1.0}
+    cases = [
+        (models, "transe", {"p": 2}, "`model_kwargs` key 'p' is not an argument "
+         "of TransE (its arguments: epsilon, p_norm)"),
+        (models, "transe", {"gamma": 3}, "`model_kwargs` key 'gamma' is set by "
+         "the run's `gamma` (--gamma)"),
+        (models, "transe", {"p_norm": "two"}, "`model_kwargs` key 'p_norm' must be "
+         "a number (got 'two')"),
+        (models, "rotate", {"epsilon": float("inf")}, "`model_kwargs` key 'epsilon' "
+         "must be a finite number (got inf)"),
+        (partitioners, "dirichlet", {"max_tries": 2.5}, "`partition_kwargs` key "
+         "'max_tries' must be an integer (got 2.5)"),
+        (partitioners, "relation", {"seed": 1}, "`partition_kwargs` key 'seed' is "
+         "set by the partition's `seed` (--seed)"),
+    ]  # fmt: skip
+    for registry, name, kwargs, message in cases:
+        with pytest.raises(ValueError) as exc:
+            registry.check_kwargs(name, kwargs)
+        assert str(exc.value) == message
+    # a sequence or None default leaves the value to the constructor
+    assert partitioners.check_kwargs("relation", {"ratios": [0.6, 0.2, 0.2]}) == {
+        "ratios": [0.6, 0.2, 0.2]
+    }
+
+
+def test_cast_value_follows_the_default():
+    from fedgraph.registry import cast_value
+
+    assert cast_value("x", 20.0, 3) == 20 and type(cast_value("x", 20.0, 3)) is int
+    assert cast_value("x", 1, 0.5) == 1.0 and type(cast_value("x", 1, 0.5)) is float
+    assert cast_value("x", False, True) is False
+    assert cast_value("x", [1], None) == [1]
+    for value, default, message in [
+        (1, True, "x must be true or false (got 1)"),
+        (True, 1.0, "x must be a number (got True)"),
+        (float("nan"), 1.0, "x must be a finite number (got nan)"),
+        (2, "a", "x must be a string (got 2)"),
+    ]:
+        with pytest.raises(ValueError) as exc:
+            cast_value("x", value, default)
+        assert str(exc.value) == message
+
+
+def test_argument_help_reads_google_args():
+    from fedgraph.registry import argument_help
+
+    doc = (
+        "Title.\n\nArgs:\n    alpha (float, optional): the\n        concentration."
+        " (default: :obj:`0.5`)\n    seed (int): random seed.\n\nMore text.\n"
+    )
+    assert argument_help(doc) == {"alpha": "the concentration.", "seed": "random seed."}
+    assert argument_help("No arguments.") == {}
+
+
+def test_component_name_is_the_own_name_attribute_or_the_class_name():
+    from fedgraph.models.losses import SigmoidNSLoss
+    from fedgraph.registry import component_name
+
+    class SubLoss(SigmoidNSLoss):  # inherits no name
+        pass
+
+    assert component_name(SigmoidNSLoss, "Loss") == "sigmoid-ns"
+    assert component_name(SubLoss, "Loss") == "sub"

@@ -1,23 +1,25 @@
 r"""The names the command line offers, without importing torch.
 
 ``fedgraph --help`` and every sub-command's parser are built from these
-tuples, so that the command line answers before the runtime is imported;
-``tests/cli/test_help.py`` checks each against the registry it mirrors.
+tuples, so that the command line answers before the runtime is imported.
+The registries' names are read from their modules' source
+(:mod:`fedgraph.declared`); the few fixed tuples are checked against the
+module they mirror by ``tests/cli/test_help.py``.
 """
 
 from __future__ import annotations
 
-from fedgraph.declared import declared
+from fedgraph.declared import component_names, declared
 
 #: the registry's KGE algorithms, sorted (read from the family modules'
 #: declarations without importing them: :func:`fedgraph.declared.declared`)
 KGE_ALGORITHMS = tuple(a["name"] for a in declared("kge"))
 #: the single-KG baselines of ``fedgraph train``
 BASELINES = ("independent", "centralized")
-#: :data:`fedgraph.models.kge.models`, normalised names
-KGE_MODELS = ("transe", "distmult", "complex", "rotate")
-#: :data:`fedgraph.models.losses.losses`, as the resolver reads them
-KGE_LOSSES = ("nssa", "sigmoid-ns", "margin-ranking")
+#: :data:`fedgraph.models.kge.models`' names, read from source
+KGE_MODELS = component_names("model")
+#: :data:`fedgraph.models.losses.losses`' names, read from source
+KGE_LOSSES = component_names("loss")
 #: :data:`fedgraph.runtime.loop.SELECTIONS`
 SELECTIONS = ("weighted", "per-client")
 #: :data:`fedgraph.runtime.batched.LOCAL_TRAINING`
@@ -26,8 +28,8 @@ LOCAL_TRAINING = ("sequential", "batched")
 SAMPLE_ON = ("host", "device")
 #: :data:`fedgraph.eval.protocol.protocols`, sorted
 EVAL_PROTOCOLS = ("fede", "fedlu")
-#: the partitioners' short names (:func:`fedgraph.cli.partition._strategies`)
-PARTITIONERS = ("relation", "spectral", "dirichlet", "rdf-type")
+#: :data:`fedgraph.partition.partitioners`' names, read from source
+PARTITIONERS = component_names("partitioner")
 #: :data:`fedgraph.privacy.attacks.ATTACKS` (``fedgraph audit --attack``)
 ATTACKS = ("triple-inference", "membership")
 #: :data:`fedgraph.privacy.record.KEEP` (``fedgraph train --record-uploads``)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from fedgraph.cli.regime_options import REGIME_OPTIONS
+
 KGE, RGCN, TEXT = "kge", "rgcn", "text"
 
 #: how an error names each family
@@ -29,6 +31,7 @@ PRIVACY = (
 )
 
 _KGE_ONLY = (
+    "model_kwargs",
     "num_negatives",
     "selection",
     "proximal_mu",
@@ -42,6 +45,7 @@ _KGE_ONLY = (
     "no_subsampling",
     "sample_on",
     *PRIVACY,
+    *REGIME_OPTIONS,
 )
 _TEXT_ONLY = (
     "encoder",

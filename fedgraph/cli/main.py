@@ -26,6 +26,7 @@ COMMANDS: list[str] = [
     "partition",
     "stats",
     "train",
+    "predict",
     "datasets",
     "info",
     "unlearn",

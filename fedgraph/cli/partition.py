@@ -3,23 +3,13 @@ r"""``fedgraph partition DATASET --strategy S --clients N --seed S --out DIR``."
 from __future__ import annotations
 
 import argparse
-import inspect
 import time
 from pathlib import Path
 from typing import Any
 
 from fedgraph.cli.choices import PARTITIONERS
-from fedgraph.cli.options import number, positive, seed
-
-
-def _strategies() -> list[str]:
-    from fedgraph.partition import aliases, partitioners
-    from fedgraph.registry import normalize_name
-
-    short = {cls: name for name, cls in reversed(list(aliases.items()))}
-    return [
-        short.get(c) or normalize_name(c.__name__, "Partitioner") for c in partitioners
-    ]
+from fedgraph.cli.options import positive, seed
+from fedgraph.declared import kwargs_help
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,11 +35,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seed", type=seed, default=0, help="random seed (default: 0)")
     p.add_argument(
-        "--alpha",
-        type=number,
-        default=None,
-        help="Dirichlet concentration of --strategy dirichlet (default: 0.5; "
-        "smaller: more skewed clients)",
+        "--partition-kwargs",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an argument of the partitioner's own (repeatable; e.g. "
+        "--partition-kwargs alpha=0.5 for dirichlet); each partitioner's "
+        "arguments and defaults: " + kwargs_help("partitioner"),
     )
     p.add_argument("--out", required=True, type=Path, help="output folder")
     p.add_argument(
@@ -61,35 +53,35 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="replace --out if it is a partition fedgraph wrote (never another folder)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress or summary")
+    p.add_argument(
+        "--keep-splits",
+        action="store_true",
+        help="keep the dataset's own train/valid/test: each triple stays in its "
+        "split and goes to the client the partitioner gave it to (default: "
+        "each client's triples pooled and re-split 8:1:1)",
+    )
     p.set_defaults(func=run)
 
 
 def _cli_names(exc: ValueError) -> ValueError:
     # the library names its arguments; the user typed options
     return ValueError(
-        str(exc).replace("`num_clients`", "`--clients`").replace("`alpha`", "`--alpha`")
+        str(exc)
+        .replace("`num_clients`", "`--clients`")
+        .replace("`partition_kwargs`", "`--partition-kwargs`")
     )
 
 
 def _partitioner(args: argparse.Namespace) -> Any:
-    from fedgraph.partition import aliases, partitioners, resolve_partitioner
-    from fedgraph.registry import resolve_class
+    from fedgraph.federated.algorithms import parse_assignments
+    from fedgraph.partition import partitioners
 
-    cls = resolve_class(
-        args.strategy, partitioners, suffix="Partitioner", aliases=aliases
-    )
-    kwargs = {}
-    if args.alpha is not None:
-        if (
-            not isinstance(cls, type)
-            or "alpha" not in inspect.signature(cls).parameters
-        ):
-            raise ValueError(
-                f"`--alpha` applies to --strategy dirichlet only (got {args.strategy})"
-            )
-        kwargs["alpha"] = args.alpha
     try:
-        return resolve_partitioner(cls, args.clients, seed=args.seed, **kwargs)
+        given = parse_assignments(args.partition_kwargs, "`--partition-kwargs`")
+        kwargs = partitioners.check_kwargs(args.strategy, given)
+        return partitioners.resolve(
+            args.strategy, args.clients, seed=args.seed, **kwargs
+        )
     except ValueError as exc:
         raise _cli_names(exc) from None
 
@@ -122,6 +114,10 @@ def run(args: argparse.Namespace) -> int:
         elif step == "partition":
             try:
                 fed = partitioner(graph)
+                if args.keep_splits:
+                    from fedgraph.partition.split import keep_source_splits
+
+                    fed = keep_source_splits(fed, graph)
                 check_shards(fed)
             except ValueError as exc:
                 raise _cli_names(exc) from None

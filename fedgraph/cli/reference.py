@@ -14,7 +14,7 @@ import os
 import re
 from pathlib import Path
 
-from fedgraph.report._io import atomic_write_text
+from fedgraph.data.io import atomic_write_text
 
 
 def _rst_to_md(text: str) -> str:
@@ -71,11 +71,6 @@ def cli_page() -> str:
     return "\n".join(parts) + "\n"
 
 
-def _names(cls: type, aliases: dict[str, type]) -> str:
-    names = [k for k, v in aliases.items() if v is cls]
-    return ", ".join(f"`{n}`" for n in names)
-
-
 def _dataset_rows() -> list[str]:
     r"""The datasets table's rows."""
     from fedgraph.data import datasets
@@ -90,45 +85,106 @@ def _dataset_rows() -> list[str]:
     return out
 
 
+def _kwargs_cell(kwargs: dict[str, object]) -> str:
+    r"""A class's keyword arguments with their defaults, for a table cell."""
+    if not kwargs:
+        return "—"
+    return ", ".join(f"`{k}={v!r}`" for k, v in kwargs.items()).replace("|", "\\|")
+
+
+def partitioners_table() -> str:
+    r"""Markdown: one row per partitioner of the registry, with its names,
+    class, own arguments (``--partition-kwargs``) and first docstring line."""
+    from fedgraph.partition import partitioners
+
+    rows = [
+        "| name (`--strategy`) | class | own arguments (`--partition-kwargs`) | what |",
+        "|---|---|---|---|",
+    ]
+    for cls, entry in zip(partitioners, partitioners.describe(), strict=True):
+        names = f"`{entry['name']}`"
+        if entry["aliases"]:
+            names += " (" + ", ".join(f"`{a}`" for a in entry["aliases"]) + ")"
+        rows.append(
+            f"| {names} | `{entry['class']}` | {_kwargs_cell(entry['kwargs'])} "
+            f"| {_first_line(cls)} |"
+        )
+    return "\n".join(rows)
+
+
+def kge_models_table() -> str:
+    r"""Markdown: one row per KGE model of the registry, with its own
+    hyperparameters (``--model-kwargs``) and first docstring line."""
+    from fedgraph.models.kge import models
+
+    rows = [
+        "| name (`--model`) | class | own hyperparameters (`--model-kwargs`) | what |",
+        "|---|---|---|---|",
+    ]
+    for cls, entry in zip(models, models.describe(), strict=True):
+        rows.append(
+            f"| `{entry['name']}` | `{entry['class']}` | "
+            f"{_kwargs_cell(entry['kwargs'])} | {_first_line(cls)} |"
+        )
+    return "\n".join(rows)
+
+
+def rgcn_algorithms_table() -> str:
+    r"""Markdown: one row per R-GCN method of the algorithm registry, with
+    its settings (``--set``) and summary."""
+    from fedgraph.federated.algorithms import algorithms
+
+    rows = [
+        "| name (`--algorithm`) | settings (`--set`) | what |",
+        "|---|---|---|",
+    ]
+    for name, alg in algorithms("rgcn").items():
+        rows.append(f"| `{name}` | {_kwargs_cell(alg.defaults())} | {alg.summary} |")
+    return "\n".join(rows)
+
+
+#: The registry tables the hand-written pages include
+#: (```` ```{include} reference/tables/NAME.inc ``` ````), written by
+#: :func:`write_generated_pages` at every documentation build: a new model,
+#: partitioner or R-GCN method appears in them with no edit of the pages.
+TABLES = {
+    "partitioners": partitioners_table,
+    "kge-models": kge_models_table,
+    "rgcn-algorithms": rgcn_algorithms_table,
+}
+
+
 def _partitioner_section() -> list[str]:
     r"""The partitioners' heading and table."""
-    from fedgraph.partition import aliases, partitioners
-
-    out: list[str] = []
-    out += [
+    return [
         "",
         "## Partitioners (`fedgraph.partition.partitioners`)",
         "",
-        "`resolve_partitioner(NAME, num_clients, seed=...)`, "
-        "`fedgraph partition DATA --strategy NAME`.",
+        "`resolve_partitioner(NAME, num_clients, seed=..., **kwargs)`, "
+        "`fedgraph partition DATA --strategy NAME --partition-kwargs KEY=VALUE`.",
         "",
-        "| strategy names | class | what |",
-        "|---|---|---|",
+        partitioners_table(),
     ]
-    for cls in partitioners:
-        out.append(
-            f"| {_names(cls, aliases)} | `{cls.__name__}` | {_first_line(cls)} |"
-        )
-    return out
 
 
 def _model_section() -> list[str]:
-    r"""The KGE models' and losses' heading and table."""
-    from fedgraph.models import losses, models
+    r"""The KGE models' and losses' heading and tables."""
+    from fedgraph.models import losses
 
-    out: list[str] = []
-    out += [
+    out = [
         "",
         "## KGE models and losses (`fedgraph.models.models`, `fedgraph.models.losses`)",
         "",
-        "`resolve_model(NAME, ...)`, `fedgraph train --model NAME --loss NAME`.",
+        "`resolve_model(NAME, num_entities, num_relations, dim, **kwargs)`, "
+        "`fedgraph train --model NAME --model-kwargs KEY=VALUE --loss NAME`.",
         "",
-        "| kind | class | what |",
+        kge_models_table(),
+        "",
+        "| loss (`--loss`) | class | what |",
         "|---|---|---|",
     ]
-    for kind, reg in (("model", models), ("loss", losses)):
-        for cls in reg:
-            out.append(f"| {kind} | `{cls.__name__}` | {_first_line(cls)} |")
+    for cls in losses:
+        out.append(f"| `{losses.name(cls)}` | `{cls.__name__}` | {_first_line(cls)} |")
     return out
 
 
@@ -144,7 +200,7 @@ def registries_page() -> str:
         "",
         "## Datasets (`fedgraph.data.datasets`)",
         "",
-        "`load_dataset(NAME)`, `fedgraph info NAME`, `fedgraph train --data NAME`.",
+        "`load_dataset(NAME)`, `fedgraph info NAME`, `fedgraph train NAME`.",
         "",
         "| name | aliases | kind | class | what |",
         "|---|---|---|---|---|",
@@ -167,12 +223,15 @@ def registries_page() -> str:
 
 
 def write_generated_pages(folder: Path) -> list[Path]:
-    r"""Writes ``cli.md`` and ``registries.md`` into ``folder`` (only when
-    their text changed, so a rebuild does not re-read unchanged pages)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    r"""Writes ``cli.md``, ``registries.md`` and the :data:`TABLES` (as
+    ``tables/NAME.inc``) into ``folder`` (only when their text changed, so a
+    rebuild does not re-read unchanged pages)."""
+    pages = [("cli.md", cli_page()), ("registries.md", registries_page())]
+    pages += [(f"tables/{name}.inc", make() + "\n") for name, make in TABLES.items()]
     written = []
-    for name, text in (("cli.md", cli_page()), ("registries.md", registries_page())):
+    for name, text in pages:
         path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
         if not path.exists() or path.read_text() != text:
             atomic_write_text(path, text)
         written.append(path)

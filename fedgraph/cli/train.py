@@ -10,7 +10,6 @@ curve so far and ``DIR/results.json`` the final results
 from __future__ import annotations
 
 import argparse
-import json
 import textwrap
 import time
 from pathlib import Path
@@ -28,6 +27,14 @@ from fedgraph.cli.choices import (
     normalized,
 )
 from fedgraph.cli.options import fraction, non_negative, positive, real, seed, threads
+from fedgraph.cli.train_common import (
+    format_test_metrics,
+    privacy_settings,
+    progress_writer,
+    report_finished,
+    write_and_report,
+)
+from fedgraph.declared import kwargs_help
 
 #: ``--corrupt`` choice -> corruption modes of training
 CORRUPTIONS = {"both": ("head-batch", "tail-batch"), "tail": ("tail-batch",)}
@@ -126,6 +133,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     _add_data(g)
     _add_training(g)
+    _add_model_kwargs(g)
     _add_loop(g)
     _add_method(g, settings_help())
     _add_run(g)
@@ -135,11 +143,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     from fedgraph.cli.privacy_options import add_privacy_arguments
 
     add_privacy_arguments(p)  # --record-uploads, --dp-*, --secagg, --private-alignment
+    from fedgraph.cli.regime_options import add_regime_arguments, recipe_defaults
+
+    add_regime_arguments(p)  # --regime, --reciprocal, --regularizer, --recipe, …
     _add_output(p.add_argument_group("output and resume"))  # the last group
     from fedgraph.cli.family_options import option_defaults
 
     # what ``run`` compares with: an option another family reads is refused
     p.set_defaults(func=run, family_option_defaults=option_defaults(p))
+    p.set_defaults(recipe_option_defaults=recipe_defaults(p))
 
 
 def _add_data(g: dict[str, Any]) -> None:
@@ -152,9 +164,6 @@ def _add_data(g: dict[str, Any]) -> None:
         "of client0/ client1/ … (`fedgraph partition` writes one); --model "
         "rgcn: an RDF graph or partition; --model text: dbp-5l or a folder in "
         "its layout",
-    )
-    g["data"].add_argument(
-        "--data", default=None, help="the same as DATASET (older spelling)"
     )
     g["data"].add_argument(
         "--root",
@@ -223,6 +232,19 @@ def _add_training(g: dict[str, Any]) -> None:
         type=real(0.0),
         default=None,
         help="score margin γ (default: 9.0; text: InfoNCE's additive margin 0.02)",
+    )
+
+
+def _add_model_kwargs(g: dict[str, Any]) -> None:
+    r"""The KGE model's own hyperparameters, read from the models' source."""
+    g["model"].add_argument(
+        "--model-kwargs",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a hyperparameter of the KGE model's own (repeatable; e.g. "
+        "--model-kwargs p_norm=2 for transe); each model's and its default: "
+        + kwargs_help("model"),
     )
 
 
@@ -409,15 +431,10 @@ def _add_output(o: Any) -> None:
 
 
 def dataset_argument(args: argparse.Namespace) -> str:
-    r"""The dataset of ``fedgraph train``: ``DATASET`` or ``--data``."""
-    if args.dataset and args.data and args.dataset != args.data:
-        raise ValueError(
-            f"DATASET {args.dataset!r} and `--data` {args.data!r} differ: give one"
-        )
-    data = args.dataset or args.data
-    if not data:
+    r"""The dataset of ``fedgraph train``: ``DATASET``."""
+    if not args.dataset:
         raise ValueError("give the dataset: `fedgraph train DATASET --algorithm …`")
-    return str(data)
+    return str(args.dataset)
 
 
 def _parse_set(items: list[str]) -> dict[str, Any]:
@@ -426,37 +443,22 @@ def _parse_set(items: list[str]) -> dict[str, Any]:
     return parse_assignments(items, "`--set`")
 
 
-def _load_federation(data: str, root: Path | None = None) -> Any:
+def _load_federation(data: str, root: Path | None = None, one_kg: bool = False) -> Any:
+    r"""The federation to train; with ``one_kg`` (the baselines) one KG with
+    its own splits is accepted too, as a federation of one client."""
     from fedgraph.runtime.trained import load_kge_federation
 
+    if one_kg:
+        from fedgraph.data import load_dataset
+        from fedgraph.data.knowledge_graph import KnowledgeGraph
+        from fedgraph.runtime.baselines import one_client_federation
+
+        loaded = load_dataset(
+            Path(data) if Path(data).is_dir() else str(data), root=root
+        )
+        if isinstance(loaded, KnowledgeGraph):
+            return one_client_federation(loaded)
     return load_kge_federation(data, root)
-
-
-def configure_clients(
-    clients: dict[int, Any],
-    protocol: Any,
-    modes: tuple[str, ...] = CORRUPTIONS["both"],
-    *,
-    subsampling: bool = True,
-) -> None:
-    r"""Sets every client's evaluation ``protocol``
-    (:class:`~fedgraph.eval.protocol.EvalProtocol` or its name), training
-    corruption ``modes`` and, with ``subsampling=False``, drops its frequency
-    weights."""
-    for client in clients.values():
-        client.use_protocol(protocol)
-        client.modes = tuple(modes)
-        if not subsampling:
-            client.weights = None
-
-
-def __getattr__(name: str) -> Any:
-    # moved to the library (fedgraph.runtime.trained); old imports keep working
-    if name in ("TrainedRun", "load_trained_run"):
-        from fedgraph.runtime import trained
-
-        return getattr(trained, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _is_run(out: Path) -> bool:
@@ -475,6 +477,9 @@ def run(args: argparse.Namespace) -> int:
     from fedgraph.cli.family_options import check_family_options
 
     args.data = dataset_argument(args)
+    from fedgraph.cli.regime_options import apply_recipe
+
+    apply_recipe(args, getattr(args, "recipe_option_defaults", {}))
     family = _family(args)
     check_family_options(args, family, getattr(args, "family_option_defaults", {}))
     for key, value in FAMILY_DEFAULTS[family].items():
@@ -500,13 +505,14 @@ def run(args: argparse.Namespace) -> int:
         from fedgraph.runtime.run_record import check_resume
 
         check_resume(args.out, given, rounds=args.rounds)
-    if args.resume and _report_finished(args, algorithm):
+    if args.resume and report_finished(args, algorithm):
         return 0
     from fedgraph.eval.unseen import check_unseen
 
     t0 = time.perf_counter()
     fed = check_unseen(
-        _load_federation(args.data, args.root), drop=args.unseen == "drop"
+        _load_federation(args.data, args.root, one_kg=algorithm in BASELINES),
+        drop=args.unseen == "drop",
     )
     given["num_clients"] = fed.num_clients
     from fedgraph.runtime.run_record import check_resume, run_identity
@@ -569,6 +575,7 @@ def _check_loop_options(args: argparse.Namespace, family: str, algorithm: str) -
 
 def _resume_record(args: argparse.Namespace, algorithm: str) -> dict[str, Any]:
     r"""What changes the result: a resumed run must have been trained with it."""
+    privacy = privacy_settings(args)
     return {
         "algorithm": algorithm,
         "data": str(args.data),
@@ -583,15 +590,8 @@ def _resume_record(args: argparse.Namespace, algorithm: str) -> dict[str, Any]:
         "corrupt": args.corrupt,
         "subsampling": not args.no_subsampling,
         # a private run resumes only as the same private run
-        "privacy": _privacy(args).to_dict() if _privacy(args).active else None,
+        "privacy": privacy.to_dict() if privacy.active else None,
     }
-
-
-def _privacy(args: argparse.Namespace) -> Any:
-    r"""The :class:`~fedgraph.privacy.setup.PrivacySettings` of the command line."""
-    from fedgraph.privacy.setup import settings_from_args
-
-    return settings_from_args(args)
 
 
 def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
@@ -640,7 +640,7 @@ def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
             registry.get(algorithm, family).parse(extra)
     except ValueError as exc:
         raise ValueError(f"`--set`: {exc}") from None
-    if _privacy(args).active and algorithm in BASELINES:
+    if privacy_settings(args).active and algorithm in BASELINES:
         raise ValueError(
             f"the privacy options apply to the federated KGE algorithms, not "
             f"{algorithm}"
@@ -661,10 +661,12 @@ def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
 def kge_settings(args: argparse.Namespace) -> Any:
     r"""The :class:`~fedgraph.federated.kge.setup.KGESettings` of the
     command line."""
+    from fedgraph.federated.algorithms import parse_assignments
     from fedgraph.federated.kge.setup import KGESettings
 
     return KGESettings(
         model=args.model,
+        model_kwargs=parse_assignments(args.model_kwargs, "`--model-kwargs`"),
         dim=args.dim,
         gamma=args.gamma,
         lr=args.lr,
@@ -681,28 +683,16 @@ def kge_settings(args: argparse.Namespace) -> Any:
         extra=_parse_set(args.set),
         device=args.device,
         sample_on=args.sample_on,
+        **_regime(args),
     )
 
 
-def _report_finished(args: argparse.Namespace, algorithm: str) -> bool:
-    r"""``--resume`` on a finished federated run: its best round was tested
-    and its results written (resuming would only repeat the test pass), so
-    print them and leave the folder as it is."""
-    finished = args.out / "results.json"
-    if not finished.exists() or algorithm in BASELINES:
-        return False
-    done = json.loads(finished.read_text())
-    ran = done.get("settings", {}).get("algorithm")
-    if ran != algorithm:
-        raise ValueError(
-            f"`--out` {args.out} holds a finished {ran!r} run, not {algorithm!r}"
-        )
-    print(
-        f"{algorithm} run in {args.out} already finished at round {done['rounds']} "
-        f"(best round {done.get('best_round')}): test mrr "
-        f"{done['weighted']['mrr']:.4f}; {finished} left as written"
-    )
-    return True
+def _regime(args: argparse.Namespace) -> dict[str, Any]:
+    r"""``{"regime", "regime_kwargs"}`` of the command line."""
+    from fedgraph.cli.regime_options import regime_settings
+
+    regime, kwargs = regime_settings(args)
+    return {"regime": regime, "regime_kwargs": kwargs}
 
 
 def _run_baseline(
@@ -710,6 +700,7 @@ def _run_baseline(
 ) -> int:
     r"""Independent / centralized: the KGE core's trainer, same results format."""
     from fedgraph.data.io import atomic_write_json
+    from fedgraph.federated.algorithms import parse_assignments
     from fedgraph.runtime.baselines import run_baseline
 
     guard.claim(args.out, fresh=not args.resume)  # locked until the command ends
@@ -723,6 +714,7 @@ def _run_baseline(
         record=record,
         setting=algorithm,
         model=args.model,
+        model_kwargs=parse_assignments(args.model_kwargs, "`--model-kwargs`"),
         hidden_channels=args.dim,
         gamma=args.gamma,
         out=args.out,
@@ -744,21 +736,14 @@ def _run_baseline(
         shared_negatives=not args.per_positive_negatives,
         device=args.device,
         sample_on=args.sample_on,
+        **_regime(args),
     )
     best = ", ".join(f"{c['best_epoch']}/{c['epochs']}" for c in res["clients"])
     print(
-        f"{algorithm} on {args.data}: {_test_metrics(res['weighted'])} (best epoch "
+        f"{algorithm} on {args.data}: {format_test_metrics(res['weighted'])} (best epoch "
         f"{best}); results in {res['path']}"
     )
     return 0
-
-
-def _test_metrics(w: dict[str, float]) -> str:
-    r"""The closing line's test metrics, alike for every KGE run."""
-    return (
-        f"test mrr {w['mrr']:.4f} hits@1 {w['hits@1']:.4f} "
-        f"hits@3 {w['hits@3']:.4f} hits@10 {w['hits@10']:.4f}"
-    )
 
 
 def _run_meta(
@@ -803,55 +788,30 @@ def _run_meta(
     }
 
 
-def _progress_writer(args: argparse.Namespace, meta: dict[str, Any]) -> Any:
-    r"""The ``on_round`` callback: ``progress.json`` rewritten atomically
-    after every round, and the round's line printed (with or without
-    ``--quiet``: :func:`fedgraph.progress.step_line`)."""
-    from fedgraph.data.io import atomic_write_json
-    from fedgraph.progress import say, step_line
-
-    guard.claim(args.out, fresh=not args.resume)  # every family: locked to the end
-    progress_path = args.out / "progress.json"
-    history: list[dict[str, Any]] = []
-    if args.resume and progress_path.exists():
-        history = json.loads(progress_path.read_text()).get("history", [])
-    if not progress_path.exists():  # the record ``--resume`` compares with
-        atomic_write_json(progress_path, {"settings": meta, "history": []})
-
-    def on_round(entry: dict[str, Any]) -> None:
-        # a resumed run may repeat rounds after the last checkpoint: keep one each
-        history[:] = [h for h in history if h["round"] < entry["round"]] + [entry]
-        atomic_write_json(
-            progress_path, {"settings": meta, "history": history}, default=float
-        )
-        say(step_line(entry, step="round", of=args.rounds))
-
-    return on_round
-
-
 def _run_federated(
     args: argparse.Namespace, algorithm: str, fed: Any, t0: float, given: dict[str, Any]
 ) -> int:
     r"""Builds the federation, runs it with a checkpoint every round (each
     recording the run's settings and identity, from ``given``) and writes
     ``results.json`` when it ends."""
-    from fedgraph.federated.kge.setup import build_kge_federation
     from fedgraph.runtime import run_simulation
+    from fedgraph.runtime.pipeline_kge import build_kge_run
 
     settings = kge_settings(args)
     from fedgraph.privacy import setup as privacy_setup
 
-    strategy, clients = build_kge_federation(algorithm, fed, settings)
-    configure_clients(
-        clients,
-        args.protocol,
-        CORRUPTIONS[args.corrupt],
+    strategy, clients = build_kge_run(  # the federation of `fedgraph.pipeline`
+        algorithm,
+        fed,
+        settings,
+        protocol=args.protocol,
+        corrupt=args.corrupt,
         subsampling=not args.no_subsampling,
     )
     _check_local_training(args, strategy, clients)  # before anything is written
     guard.claim(args.out, fresh=not args.resume)  # locked; the secret is written next
     setup_seconds = time.perf_counter() - t0
-    privacy = _privacy(args)
+    privacy = privacy_settings(args)
     strategy, clients = privacy_setup.apply_privacy(  # privacy wrappers (if any)
         strategy,
         clients,
@@ -879,7 +839,7 @@ def _run_federated(
         resume=args.resume,
         progress=not args.quiet,
         stop_after=args.stop_after,
-        on_round=_progress_writer(args, meta),
+        on_round=progress_writer(args, meta),
         selection=args.selection,
         local_training=args.local_training,
         record=meta,
@@ -888,7 +848,7 @@ def _run_federated(
     if not res.test:
         print(f"stopped after round {res.rounds}; continue with --resume", flush=True)
         return 0
-    _write_and_report(args, algorithm, res, meta, clients, privacy)
+    write_and_report(args, algorithm, res, meta, clients, privacy)
     return 0
 
 
@@ -901,27 +861,3 @@ def _check_local_training(
         from fedgraph.runtime.batched import check_batched_run
 
         check_batched_run(strategy, clients)
-
-
-def _write_and_report(
-    args: argparse.Namespace,
-    algorithm: str,
-    res: Any,
-    meta: dict[str, Any],
-    clients: Any,
-    privacy: Any,
-) -> None:
-    r"""Writes ``results.json`` (with each client's privacy spend under DP)
-    and prints the test metrics."""
-    from fedgraph.privacy import setup as privacy_setup
-
-    path = res.write_results(args.out / "results.json", settings=meta)
-    if privacy.active:  # each client's (epsilon, delta) under DP
-        privacy_setup.add_privacy_report(
-            path, privacy_setup.privacy_report(clients, privacy)
-        )
-    w = res.test
-    print(
-        f"{algorithm} on {args.data}: {_test_metrics(w)} (best round "
-        f"{res.best_round}/{res.rounds}); results in {path}"
-    )

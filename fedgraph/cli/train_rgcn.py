@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fedgraph.cli.family_options import shown
-from fedgraph.cli.train import _progress_writer
+from fedgraph.cli.train_common import progress_writer
 
 
 def check_rgcn_args(args: argparse.Namespace) -> None:
@@ -76,7 +76,7 @@ def run_rgcn(args: argparse.Namespace, algorithm: str) -> int:
         resume=args.resume,
         progress=not args.quiet,
         stop_after=args.stop_after,
-        on_round=_progress_writer(args, meta),
+        on_round=progress_writer(args, meta),
         record=meta,
     )
     if res.rounds < args.rounds:

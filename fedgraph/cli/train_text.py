@@ -18,6 +18,12 @@ import time
 from typing import Any
 
 from fedgraph.cli.options import non_negative, positive, real
+from fedgraph.cli.train_common import (
+    privacy_settings,
+    progress_writer,
+    report_finished,
+    write_and_report,
+)
 
 #: ``--model`` value of the text family.
 TEXT_MODEL = "text"
@@ -144,7 +150,6 @@ def run_text(args: argparse.Namespace, algorithm: str, given: dict[str, Any]) ->
     ``args.out``; ``given`` is what ``--resume`` compares."""
     import torch
 
-    from fedgraph.cli.train import _privacy, _progress_writer, _write_and_report
     from fedgraph.federated import algorithms as registry
     from fedgraph.federated.algorithms import parse_assignments
     from fedgraph.federated.text.setup import load_text_model
@@ -191,13 +196,13 @@ def run_text(args: argparse.Namespace, algorithm: str, given: dict[str, Any]) ->
         resume=args.resume,
         progress=not args.quiet,
         stop_after=args.stop_after,
-        on_round=_progress_writer(args, meta),
+        on_round=progress_writer(args, meta),
         record=meta,
     )
     if not res.test:
         print(f"stopped after round {res.rounds}; continue with --resume", flush=True)
         return 0
-    _write_and_report(args, algorithm, res, meta, clients, _privacy(args))
+    write_and_report(args, algorithm, res, meta, clients, privacy_settings(args))
     return 0
 
 
@@ -259,8 +264,6 @@ def train_text(args: argparse.Namespace, algorithm: str) -> int:
     given = text_record(args, algorithm)
     if args.resume:
         check_resume(args.out, _as_recorded_languages(args, given), args.rounds)
-        from fedgraph.cli.train import _report_finished
-
-        if _report_finished(args, algorithm):
+        if report_finished(args, algorithm):
             return 0
     return run_text(args, algorithm, given)

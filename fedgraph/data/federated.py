@@ -165,7 +165,7 @@ def load_federated_folder(
     if (path / "META.json").is_file():
         # A partition saved by fedgraph (local integer ids + id maps): its
         # own reader; reading its files as names would merge unrelated ids.
-        from fedgraph.partition import load_partition
+        from fedgraph.partition.io import load_partition
 
         return load_partition(path)
     name = name or path.name

@@ -358,9 +358,7 @@ def cpu_copy(obj: Any) -> Any:
     return obj
 
 
-def _atomic_write(
-    path: str | os.PathLike[str], write: Callable[[Path], object]
-) -> None:
+def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], object]) -> None:
     r"""Calls ``write(tmp)`` on a temporary file beside ``path``, then
     ``os.replace``: readers never see a half-written file, a failure leaves
     nothing behind (parents are created)."""
@@ -400,13 +398,13 @@ def atomic_torch_save(obj: Any, path: str | os.PathLike[str]) -> None:
         with open(tmp, "wb", buffering=0) as f:
             torch.save(obj, f)
 
-    _atomic_write(path, write)
+    atomic_write(path, write)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     r"""``text`` to ``path`` atomically (temporary file + ``os.replace``):
     readers never see a half-written file."""
-    _atomic_write(path, lambda tmp: tmp.write_text(text))
+    atomic_write(path, lambda tmp: tmp.write_text(text))
 
 
 def atomic_write_json(
@@ -439,6 +437,7 @@ __all__ = [
     "first_repeat",
     "rows_in",
     "sha256_file",
+    "atomic_write",
     "atomic_write_text",
     "atomic_write_json",
     "atomic_torch_save",

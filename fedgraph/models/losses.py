@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from fedgraph.registry import resolve
+from fedgraph.registry import Registry
 
 
 def _reduce(values: Tensor, weight: Tensor | None) -> Tensor:
@@ -70,6 +70,8 @@ class NSSALoss(KGELoss):
             uniform weights (:class:`SigmoidNSLoss`). (default: :obj:`1.0`)
     """
 
+    name = "nssa"
+
     def __init__(self, adversarial_temperature: float = 1.0) -> None:
         if adversarial_temperature < 0:
             raise ValueError(
@@ -106,6 +108,8 @@ class SigmoidNSLoss(NSSALoss):
     (returned halved, :math:`\tfrac12(\cdot + \cdot)`, as FedLU's code does).
     """
 
+    name = "sigmoid-ns"
+
     def __init__(self) -> None:
         super().__init__(adversarial_temperature=0.0)
 
@@ -123,6 +127,8 @@ class MarginRankingLoss(KGELoss):
         margin (float, optional): :math:`\beta`. (default: :obj:`1.0`)
     """
 
+    name = "margin-ranking"
+
     def __init__(self, margin: float = 1.0) -> None:
         self.margin = float(margin)
 
@@ -137,12 +143,14 @@ class MarginRankingLoss(KGELoss):
         return F.relu(self.margin - pos[:, None] + neg).mean(dim=1)
 
 
-losses: list[type[KGELoss]] = [NSSALoss, SigmoidNSLoss, MarginRankingLoss]
+#: The losses (``fedgraph train --loss``): the concrete :class:`KGELoss`
+#: classes this module lists in ``__all__``.
+losses = Registry("loss", KGELoss)
 
 
 def resolve_loss(query: Any, **kwargs: Any) -> KGELoss:
     r"""Builds a loss by name (``"nssa"``, ``"sigmoid-ns"``, ``"margin-ranking"``)."""
-    return resolve(query, losses, suffix="Loss", **kwargs)
+    return losses.resolve(query, **kwargs)
 
 
 __all__ = [

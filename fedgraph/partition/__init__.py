@@ -1,9 +1,11 @@
 r"""Partitioners, client shards, their on-disk format and statistics.
 
-The registry :data:`partitioners` is an explicit list; resolve a name with
-:func:`resolve_partitioner` (``"relation"``, ``"spectral"``, ``"dirichlet"``, ``"rdf-type"``,
-or any class name, ignoring case, ``-``/``_`` and the ``Partitioner``
-suffix).
+The registry :data:`partitioners` (:class:`~fedgraph.registry.Registry`)
+holds every concrete :class:`Partitioner` that a module of this package
+lists in ``__all__``, so a new partitioner is one new file. Resolve a name
+with :func:`resolve_partitioner`: a class's ``name`` (``"relation"``,
+``"spectral"``, ``"dirichlet"``, ``"rdf-type"``), one of its ``aliases``, or
+its class name, ignoring case, ``-``/``_`` and the ``Partitioner`` suffix.
 """
 
 from __future__ import annotations
@@ -24,32 +26,15 @@ from fedgraph.partition.rdf_type import RDFTypePartitioner
 from fedgraph.partition.relation_cluster import SpectralRelationPartitioner
 from fedgraph.partition.relation_random import RandomRelationPartitioner
 from fedgraph.partition.stats import describe, format_table
-from fedgraph.registry import resolve
+from fedgraph.registry import Registry
 
-# The registry of partitioners (drives `fedgraph partition --strategy`).
-partitioners: list[type[Partitioner]] = [
-    RandomRelationPartitioner,
-    SpectralRelationPartitioner,
-    DirichletRelationPartitioner,
-    RDFTypePartitioner,
-]
-
-# Short names of the CLI; class names (minus "Partitioner") also resolve.
-aliases: dict[str, type[Partitioner]] = {
-    "relation": RandomRelationPartitioner,
-    "random": RandomRelationPartitioner,
-    "spectral": SpectralRelationPartitioner,
-    "cluster": SpectralRelationPartitioner,
-    "dirichlet": DirichletRelationPartitioner,
-    "rdf-type": RDFTypePartitioner,
-}
+#: The partitioners (``fedgraph partition --strategy``), found by module.
+partitioners = Registry("partitioner", Partitioner)
 
 
 def resolve_partitioner(query: Any, *args: Any, **kwargs: Any) -> Partitioner:
     r"""Builds the partitioner named ``query`` with the given arguments."""
-    return resolve(
-        query, partitioners, *args, suffix="Partitioner", aliases=aliases, **kwargs
-    )
+    return partitioners.resolve(query, *args, **kwargs)
 
 
 __all__ = [
@@ -61,7 +46,6 @@ __all__ = [
     "KGShard",
     "FederatedKG",
     "partitioners",
-    "aliases",
     "resolve_partitioner",
     "save_partition",
     "load_partition",

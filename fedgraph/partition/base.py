@@ -13,6 +13,7 @@ from typing import Any
 import torch
 
 from fedgraph.validate import check_instance, check_integer
+from fedgraph.version import __version__
 
 
 class Partitioner(ABC):
@@ -69,8 +70,6 @@ class Partitioner(ABC):
     def provenance(self, graph: Any) -> dict[str, Any]:
         r"""The metadata stored with a partition of ``graph``: partitioner,
         its arguments, seed, source name and checksum, library version."""
-        from fedgraph import __version__
-
         return {
             "partitioner": self.__class__.__name__,
             "params": self.get_params(),

@@ -24,6 +24,16 @@ import os
 from pathlib import Path
 from typing import Any
 
+from fedgraph.data.federated import load_federated_folder
+from fedgraph.data.load import load_dataset
+from fedgraph.data.root import get_cache_dir, get_data_root
+from fedgraph.partition.io import (
+    KINDS,
+    PartitionFormatError,
+    load_partition,
+    save_partition,
+)
+
 RECIPES = Path(__file__).resolve().parents[2] / "datasets"
 
 
@@ -69,20 +79,13 @@ def load_benchmark(
         FederatedKG: the client shards (or the kind the recipe's partitioner
         produces, e.g. RDF shards).
     """
-    from fedgraph import data
-    from fedgraph.data.root import get_cache_dir, get_data_root
+    # the registry of the package that re-exports this module
     from fedgraph.partition import resolve_partitioner
-    from fedgraph.partition.io import (
-        KINDS,
-        PartitionFormatError,
-        load_partition,
-        save_partition,
-    )
 
     recipe = get_recipe(name)
     if "published" in recipe:
         folder = get_data_root(root) / recipe["published"]
-        fed = data.load_federated_folder(folder)
+        fed = load_federated_folder(folder)
         fed.meta.setdefault("benchmark", recipe["name"])
         return fed
     target = get_cache_dir() / "partitions" / recipe["name"].lower()
@@ -93,7 +96,7 @@ def load_benchmark(
                 return fed
         except (PartitionFormatError, FileNotFoundError):
             pass  # stale or broken cache: rebuild below
-    graph = data.load_dataset(recipe["source"], root=root)
+    graph = load_dataset(recipe["source"], root=root)
     partitioner = resolve_partitioner(
         recipe["strategy"],
         int(recipe["num_clients"]),

@@ -64,6 +64,8 @@ class DirichletRelationPartitioner(Partitioner):
             (default: :obj:`None`, all of them).
     """
 
+    name = "dirichlet"
+
     def __init__(
         self,
         num_clients: int,

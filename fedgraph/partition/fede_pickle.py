@@ -16,7 +16,7 @@ containers only), so a file that would run code is refused instead.
 Convert once, then train on the folder::
 
     python -m fedgraph.partition.fede_pickle FB15k237-Fed3.pkl --out data/fb15k-237-fed3-published
-    fedgraph train --data data/fb15k-237-fed3-published --protocol fede ...
+    fedgraph train data/fb15k-237-fed3-published --protocol fede ...
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Any
 import torch
 
 from fedgraph.data.io import DataFormatError
-from fedgraph.partition.shard import FederatedKG
+from fedgraph.data.shard import FederatedKG
 from fedgraph.partition.split import to_local
 
 SPLITS = ("train", "valid", "test")

@@ -53,6 +53,7 @@ from fedgraph.data.io import (
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.data.shard import FederatedKG, KGShard
 from fedgraph.guard import refusal, unlisted
+from fedgraph.version import __version__
 
 FORMAT = "fedgraph.partition"
 FORMAT_VERSION = 1
@@ -328,8 +329,6 @@ def save_partition(
     try:
         meta = dict(getattr(fed, "meta", {}) or {})
         meta.update(kind.write(fed, tmp))
-        from fedgraph import __version__
-
         meta.setdefault("fedgraph_version", __version__)
         meta.update(
             format=FORMAT,

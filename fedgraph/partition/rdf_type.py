@@ -45,6 +45,8 @@ class RDFTypePartitioner(Partitioner):
         seed (int, optional): random seed. (default: :obj:`0`)
     """
 
+    name = "rdf-type"
+
     def __init__(
         self,
         num_clients: int,

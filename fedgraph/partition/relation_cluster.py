@@ -85,6 +85,9 @@ class SpectralRelationPartitioner(Partitioner):
             (default: :obj:`10`, scikit-learn's)
     """
 
+    name = "spectral"
+    aliases = ("cluster",)
+
     def __init__(
         self,
         num_clients: int,

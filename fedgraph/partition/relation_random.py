@@ -43,6 +43,9 @@ class RandomRelationPartitioner(Partitioner):
             (default: :obj:`None`, all of them).
     """
 
+    name = "relation"
+    aliases = ("random",)
+
     def __init__(
         self,
         num_clients: int,

@@ -172,4 +172,75 @@ def shards_from_relation_clients(
     )
 
 
-__all__ = ["resplit", "to_local", "shards_from_relation_clients", "check_ratios"]
+def keep_source_splits(fed: FederatedKG, graph: KnowledgeGraph) -> FederatedKG:
+    r"""``fed`` with the source's own splits: every triple of ``graph``'s
+    train / valid / test goes, in that split, to the client ``fed`` gave it
+    to (the client of its relation, or of its entities; each client that
+    holds it), instead of the client's re-split (:func:`resplit`).
+
+    Evaluation triples may then hold entities or relations their client
+    does not train on (``fedgraph train --unseen drop`` drops them).
+
+    Args:
+        fed (FederatedKG): a partition of ``graph`` (global ids as
+            ``graph``'s).
+        graph (KnowledgeGraph): the source graph with its own splits.
+
+    Raises:
+        ValueError: if a source triple is held by no client of ``fed``.
+    """
+    n_ent, n_rel = graph.num_entities, graph.num_relations
+    keys, owner = [], []
+    for shard in fed:
+        held = torch.cat([shard.global_triples(s) for s in shard.graph.split_names])
+        keys.append(_keys(held, n_ent, n_rel))
+        owner.append(torch.full((held.size(0),), shard.client_id, dtype=torch.long))
+    key, order = torch.sort(torch.cat(keys))
+    client_of = torch.cat(owner)[order]
+    kept: list[dict[str, Triples]] = [{} for _ in fed]
+    for split in SPLITS:
+        src = graph.triples(split)
+        row, client = _holders(key, client_of, _keys(src, n_ent, n_rel))
+        missing = torch.ones(src.size(0), dtype=torch.bool)
+        missing[row] = False
+        if bool(missing.any()):
+            bad = src[missing][0].tolist()
+            raise ValueError(
+                f"`fed` holds no client with the {split} triple {bad} of the source"
+            )
+        for c in range(fed.num_clients):
+            kept[c][split] = src[torch.unique(row[client == c])]
+    shards = [to_local(c, kept[c], n_ent) for c in range(fed.num_clients)]
+    return FederatedKG(
+        shards,
+        num_entities=n_ent,
+        num_relations=n_rel,
+        entity_names=fed.entity_names,
+        relation_names=fed.relation_names,
+        meta={**fed.meta, "keep_splits": True},
+    )
+
+
+def _holders(key: Tensor, client_of: Tensor, query: Tensor) -> tuple[Tensor, Tensor]:
+    r"""Pairs ``(row, client)``: each client holding ``query[row]`` among the
+    sorted ``key`` (one pair per holding: a triple several clients hold goes
+    to each of them)."""
+    lo = torch.searchsorted(key, query, side="left")
+    counts = torch.searchsorted(key, query, side="right") - lo
+    row = torch.repeat_interleave(torch.arange(query.numel()), counts)
+    start = torch.repeat_interleave(lo - torch.cumsum(counts, 0) + counts, counts)
+    return row, client_of[torch.arange(row.numel()) + start]
+
+
+def _keys(triples: Triples, num_entities: int, num_relations: int) -> Tensor:
+    h, r, t = triples.long().unbind(1)
+    return (h * num_relations + r) * num_entities + t
+
+
+__all__ = [
+    "resplit",
+    "to_local",
+    "shards_from_relation_clients",
+    "check_ratios",
+    "keep_source_splits",
+]

@@ -10,6 +10,7 @@ r"""What federation leaks, and defences against it.
 * :mod:`~fedgraph.privacy.alignment`: keyed-hash private entity alignment;
 * :mod:`~fedgraph.privacy.secagg`: secure aggregation of entity sums and
   counts; :mod:`~fedgraph.privacy.secagg_plus`: its dropout recovery;
+  :mod:`~fedgraph.privacy.secagg_masks`: the masks and key codecs they share;
 * :mod:`~fedgraph.privacy.flower`: the defences in a Flower deployment
   (run-config keys ``privacy.*``);
 * :mod:`~fedgraph.privacy.setup`: the settings that switch them on.

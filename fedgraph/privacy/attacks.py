@@ -194,7 +194,7 @@ def _fit_relations(
     embeddings are fitted to the known triples (``known_l``, row ids) against
     random corruptions (``n``: the number of rows; ``common``:
     :func:`triple_inference`'s settings)."""
-    from fedgraph.models.kge import resolve_model
+    from fedgraph.models.kge import models
 
     model, num_relations, gamma = (
         common[k] for k in ("model", "num_relations", "gamma")
@@ -204,13 +204,8 @@ def _fit_relations(
 
     with torch.random.fork_rng(devices=[]):  # the caller's global RNG untouched
         torch.manual_seed(int(seed))
-        kge = resolve_model(
-            model,
-            n,
-            num_relations,
-            rows.size(1) // _width_factor(model),
-            gamma=gamma,
-        )
+        cls = models.resolve_class(model)  # its entity width per dimension
+        kge = cls(n, num_relations, rows.size(1) // cls.entity_factor, gamma=gamma)
     with torch.no_grad():
         kge.entity_embedding.weight.copy_(rows)
     kge.entity_embedding.weight.requires_grad_(False)
@@ -400,11 +395,6 @@ def triple_inference(
         negatives=int(negatives.size(0)),
     )
     return out
-
-
-def _width_factor(model: str) -> int:
-    key = model.lower().replace("-", "").replace("_", "")
-    return 2 if key in ("rotate", "complex") else 1
 
 
 def membership_inference(

@@ -21,7 +21,7 @@ from fedgraph.privacy.attacks import (
     triple_inference,
 )
 from fedgraph.privacy.record import load_registration, load_round
-from fedgraph.privacy.secagg import MASKED
+from fedgraph.privacy.secagg_masks import MASKED
 from fedgraph.privacy.setup import UPLOADS_DIR, alignment_secret
 
 

@@ -74,12 +74,9 @@ from fedgraph.privacy.flower_alignment import (
 )
 from fedgraph.privacy.setup import PrivacySettings
 from fedgraph.runtime.flower.alignment import AlignedRun
-from fedgraph.runtime.flower.client_app import (
-    build_kge_client,
-    load_federation,
-    make_client_app,
-)
+from fedgraph.runtime.flower.client_app import build_kge_client, make_client_app
 from fedgraph.runtime.flower.config import FlowerRunSettings, field_keys, key_error
+from fedgraph.runtime.flower.federation import load_federation
 from fedgraph.runtime.flower.node import WorkerClientApp
 from fedgraph.runtime.flower.server_app import build_kge_strategy
 

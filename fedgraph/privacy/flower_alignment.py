@@ -15,7 +15,7 @@ from fedgraph.runtime.flower.alignment import (
     Reply,
     describe_kge_node,
 )
-from fedgraph.runtime.flower.client_app import load_federation
+from fedgraph.runtime.flower.federation import load_federation
 
 #: node-config key: the file holding the federation secret (hex).
 SECRET_KEY = "alignment-secret"

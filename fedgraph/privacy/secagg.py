@@ -39,7 +39,6 @@ same guarantee.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -50,24 +49,26 @@ from torch import Tensor
 from fedgraph.federated.kge.fede import ENTITY, FedE
 from fedgraph.federated.kge.fedr import RELATION, FedR
 from fedgraph.federated.payload import Payload, PayloadError
+from fedgraph.privacy import secagg_plus as plus
+from fedgraph.privacy.secagg_masks import (
+    INDEX_SIZE,
+    KEY_ID,
+    MASKED,
+    MODULUS,
+    PEER,
+    PUBLIC_KEY,
+    ROUND,
+    key_bytes,
+    key_id,
+    key_tensor,
+    pairwise_mask,
+    private_key,
+    private_key_pem,
+    public_bytes,
+    public_key,
+)
+from fedgraph.privacy.secagg_transport import RoundKeys
 from fedgraph.privacy.wrap import ClientWrapper, StrategyWrapper, innermost
-
-MODULUS = 2**32
-PUBLIC_KEY = "secagg-public-key"
-MASKED = "secagg-masked"
-ROUND = "secagg-round"
-#: a registration's config: the size of the shared index the client masks over
-INDEX_SIZE = "secagg-index-size"
-#: a masked reply's config: the fingerprint of the key the client masks with
-KEY_ID = "secagg-key-id"
-
-
-def key_id(public_key: bytes) -> int:
-    r"""A public key's fingerprint (the first 7 bytes of its SHA-256)."""
-    return int.from_bytes(hashlib.sha256(public_key).digest()[:7], "big")
-
-
-PEER = "secagg-peer/"
 
 
 def quantise(x: Tensor, clip_range: float, levels: int) -> Tensor:
@@ -99,20 +100,6 @@ def neighbours(
     return out
 
 
-def _mask(shared_key: bytes, server_round: int, size: int) -> Tensor:
-    seed = hashlib.sha256(shared_key + int(server_round).to_bytes(8, "big")).digest()
-    gen = torch.Generator().manual_seed(int.from_bytes(seed[:8], "big") >> 1)
-    return torch.randint(0, MODULUS, (size,), dtype=torch.long, generator=gen)
-
-
-def _key_tensor(data: bytes) -> Tensor:
-    return torch.tensor(list(data), dtype=torch.uint8)
-
-
-def _key_bytes(t: Tensor) -> bytes:
-    return bytes(t.to(torch.uint8).tolist())
-
-
 class SecAggClient(ClientWrapper):
     r"""The client side (see the module).
 
@@ -140,22 +127,14 @@ class SecAggClient(ClientWrapper):
         self.key = key
         self.num_entities = int(num_entities)
         self.clip_range, self.levels = float(clip_range), int(levels)
-        self._private_key = ec.generate_private_key(ec.SECP384R1())
+        #: the client's identity key: its public key is registered once
+        self.identity_key = ec.generate_private_key(ec.SECP384R1())
         #: this round's secrets with dropout recovery (:mod:`.secagg_plus`)
         self.round_state: dict[str, Any] | None = None
 
-    def _public_bytes(self, key: Any = None) -> bytes:
-        from cryptography.hazmat.primitives import serialization
-
-        key = self._private_key if key is None else key
-        return key.public_key().public_bytes(
-            serialization.Encoding.X962,
-            serialization.PublicFormat.UncompressedPoint,
-        )
-
     def register(self) -> Payload:
         return Payload(
-            arrays={PUBLIC_KEY: _key_tensor(self._public_bytes())},
+            arrays={PUBLIC_KEY: key_tensor(public_bytes(self.identity_key))},
             config={INDEX_SIZE: self.num_entities},
         )
 
@@ -180,13 +159,6 @@ class SecAggClient(ClientWrapper):
         )
 
     def fit(self, payload: Payload) -> Payload:
-        from cryptography.hazmat.primitives.asymmetric import ec
-        from flwr.common.secure_aggregation.crypto.symmetric_encryption import (
-            generate_shared_key,
-        )
-
-        from fedgraph.privacy import secagg_plus as plus
-
         stage = payload.config.get(plus.STAGE)
         if stage == plus.SETUP:
             return plus.client_setup(self, payload)
@@ -208,19 +180,15 @@ class SecAggClient(ClientWrapper):
             if not key.startswith(PEER):
                 continue
             j = int(key[len(PEER) :])
-            peer = ec.EllipticCurvePublicKey.from_encoded_point(
-                ec.SECP384R1(), _key_bytes(value)
-            )
-            mask = _mask(
-                generate_shared_key(self._private_key, peer), rnd, masked.numel()
-            )
+            peer = public_key(key_bytes(value))
+            mask = pairwise_mask(self.identity_key, peer, rnd, masked.numel())
             masked = masked + mask if me < j else masked - mask
         return self._masked_reply(masked, reply)
 
     def _masked_reply(self, masked: Tensor, reply: Payload) -> Payload:
         return Payload(
             arrays={MASKED: torch.remainder(masked, MODULUS)},
-            config={KEY_ID: key_id(self._public_bytes())},
+            config={KEY_ID: key_id(public_bytes(self.identity_key))},
             metrics=dict(reply.metrics),
             num_examples=reply.num_examples,
         )
@@ -229,26 +197,16 @@ class SecAggClient(ClientWrapper):
         return self.inner.evaluate(self._own_rows(payload))
 
     def state_dict(self) -> dict[str, Any]:
-        from cryptography.hazmat.primitives import serialization
-
-        pem = self._private_key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-        out = {**self.inner.state_dict(), "secagg_private_key": _key_tensor(pem)}
+        pem = private_key_pem(self.identity_key)
+        out = {**self.inner.state_dict(), "secagg_private_key": key_tensor(pem)}
         if self.round_state is not None:
             out["secagg_round_state"] = _encode_round_state(self.round_state)
         return out
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        from cryptography.hazmat.primitives import serialization
-
         self.inner.load_state_dict(state)
         if "secagg_private_key" in state:
-            self._private_key = serialization.load_pem_private_key(
-                _key_bytes(state["secagg_private_key"]), password=None
-            )
+            self.identity_key = private_key(key_bytes(state["secagg_private_key"]))
         self.round_state = _decode_round_state(state.get("secagg_round_state"))
 
 
@@ -256,9 +214,9 @@ def _encode_round_state(rs: Mapping[str, Any]) -> dict[str, Any]:
     r"""A round's secrets as tensors (``state_dict``-able)."""
     maps = ("own", "received", "identities")
     out: dict[str, Any] = {"round": torch.tensor(rs["round"])}
-    out.update({k: _key_tensor(rs[k]) for k in ("key", "seed")})
+    out.update({k: key_tensor(rs[k]) for k in ("key", "seed")})
     out.update(
-        {m: {int(j): _key_tensor(v) for j, v in rs.get(m, {}).items()} for m in maps}
+        {m: {int(j): key_tensor(v) for j, v in rs.get(m, {}).items()} for m in maps}
     )
     return out
 
@@ -267,9 +225,9 @@ def _decode_round_state(enc: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if enc is None:
         return None
     out: dict[str, Any] = {"round": int(enc["round"])}
-    out.update({k: _key_bytes(enc[k]) for k in ("key", "seed")})
+    out.update({k: key_bytes(enc[k]) for k in ("key", "seed")})
     for m in ("own", "received", "identities"):
-        out[m] = {int(j): _key_bytes(v) for j, v in enc[m].items()}
+        out[m] = {int(j): key_bytes(v) for j, v in enc[m].items()}
     return out
 
 
@@ -373,8 +331,6 @@ class SecAggStrategy(StrategyWrapper):
         graph = neighbours(list(out), self.num_neighbours)
         self.participants = sorted(int(c) for c in out)
         if self.threshold:  # per-round keys, set up by SecAggTransport
-            from fedgraph.privacy.secagg_transport import RoundKeys
-
             self.round_keys = RoundKeys(server_round, graph)
         for c, p in out.items():
             p.config[ROUND] = int(server_round)
@@ -433,7 +389,7 @@ class SecAggStrategy(StrategyWrapper):
         the old one would not cancel."""
         for c, p in replies.items():
             got = p.config.get(KEY_ID)
-            if got is not None and got != key_id(_key_bytes(self.public_keys[c])):
+            if got is not None and got != key_id(key_bytes(self.public_keys[c])):
                 raise PayloadError(
                     f"Secure aggregation, round {server_round}: client {c} uses a "
                     "key it did not register (its node restarted without its "
@@ -454,4 +410,4 @@ class SecAggStrategy(StrategyWrapper):
             }
 
 
-__all__ = ["SecAggClient", "SecAggStrategy", "quantise", "neighbours", "MODULUS"]
+__all__ = ["SecAggClient", "SecAggStrategy", "quantise", "neighbours"]

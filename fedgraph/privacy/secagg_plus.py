@@ -36,14 +36,26 @@ agreement and encryption are Flower's (``create_shares``/``combine_shares``,
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
 from typing import Any
 
-import torch
 from torch import Tensor
 
 from fedgraph.federated.payload import Payload, PayloadError
-from fedgraph.privacy.secagg import KEY_ID, PEER, ROUND, _mask, key_id
+from fedgraph.privacy.secagg_masks import (
+    KEY_ID,
+    PEER,
+    ROUND,
+    key_id,
+    key_tensor,
+    keyed,
+    mask,
+    pairwise_mask,
+    parse_ids,
+    private_key,
+    private_key_pem,
+    public_bytes,
+    public_key,
+)
 
 STAGE = "secagg-stage"
 SETUP = "setup"
@@ -63,53 +75,6 @@ B_SHARE = "secagg-b-share/"
 SK_SHARE = "secagg-sk-share/"
 
 
-def _bytes(t: Tensor) -> bytes:
-    return bytes(t.to(torch.uint8).tolist())
-
-
-def _tensor(data: bytes) -> Tensor:
-    return torch.tensor(list(data), dtype=torch.uint8)
-
-
-def _pem(key: Any) -> bytes:
-    from cryptography.hazmat.primitives import serialization
-
-    return key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-
-
-def _public(data: bytes) -> Any:
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    return ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP384R1(), data)
-
-
-def _private(pem: bytes) -> Any:
-    from cryptography.hazmat.primitives import serialization
-
-    return serialization.load_pem_private_key(pem, password=None)
-
-
-def _ids(ids: Any) -> str:
-    r"""Client ids as a config value (configs hold scalars)."""
-    return ",".join(str(int(i)) for i in ids)
-
-
-def _parse_ids(value: Any) -> list[int]:
-    return [int(i) for i in str(value).split(",") if i]
-
-
-def _keyed(arrays: Mapping[str, Tensor], prefix: str) -> dict[int, bytes]:
-    return {
-        int(k[len(prefix) :]): _bytes(v)
-        for k, v in arrays.items()
-        if k.startswith(prefix)
-    }
-
-
 # ---------------------------------------------------------------- client
 def client_setup(client: Any, payload: Payload) -> Payload:
     r"""Stage 1 on client ``client`` (a :class:`SecAggClient`): a fresh
@@ -125,30 +90,32 @@ def client_setup(client: Any, payload: Payload) -> Payload:
     )
 
     me = int(client.inner.client_id)
-    holders = _parse_ids(payload.config[HOLDERS])
-    identities = _keyed(payload.arrays, IDENTITY)
+    holders = parse_ids(payload.config[HOLDERS])
+    identities = keyed(payload.arrays, IDENTITY)
     round_key = ec.generate_private_key(ec.SECP384R1())
     seed = secrets.token_bytes(32)
     t = int(payload.config[THRESHOLD])
     b_shares = create_shares(seed, t, len(holders))
-    sk_shares = create_shares(_pem(round_key), t, len(holders))
-    arrays = {ROUND_KEY: _tensor(client._public_bytes(round_key))}
+    sk_shares = create_shares(private_key_pem(round_key), t, len(holders))
+    arrays = {ROUND_KEY: key_tensor(public_bytes(round_key))}
     own: dict[int, bytes] = {}
     for h, b, sk in zip(holders, b_shares, sk_shares, strict=True):
         plain = share_keys_plaintext_concat(me, h, b, sk)
         if h == me:
             own[me] = plain
             continue
-        key = generate_shared_key(client._private_key, _public(identities[h]))
-        arrays[f"{CIPHER}{h}"] = _tensor(encrypt(key, plain))
+        key = generate_shared_key(client.identity_key, public_key(identities[h]))
+        arrays[f"{CIPHER}{h}"] = key_tensor(encrypt(key, plain))
     client.round_state = {
         "round": int(payload.config[ROUND]),
-        "key": _pem(round_key),
+        "key": private_key_pem(round_key),
         "seed": seed,
         "own": own,
         "received": {},
     }
-    return Payload(arrays=arrays, config={KEY_ID: key_id(client._public_bytes())})
+    return Payload(
+        arrays=arrays, config={KEY_ID: key_id(public_bytes(client.identity_key))}
+    )
 
 
 def client_round_masks(client: Any, payload: Payload, size: int) -> Tensor:
@@ -161,23 +128,15 @@ def client_round_masks(client: Any, payload: Payload, size: int) -> Tensor:
             f"SecAgg client {client.inner.client_id}: round {rnd}'s masked input "
             "without its setup"
         )
-    state["received"] = _keyed(payload.arrays, CIPHER)
-    state["identities"] = _keyed(payload.arrays, IDENTITY)
+    state["received"] = keyed(payload.arrays, CIPHER)
+    state["identities"] = keyed(payload.arrays, IDENTITY)
     me = int(client.inner.client_id)
-    total = _mask(state["seed"], rnd, size)
-    key = _private(state["key"])
-    for j, pk in _keyed(payload.arrays, PEER).items():
-        mask = _pairwise(key, _public(pk), rnd, size)
-        total = total + mask if me < j else total - mask
+    total = mask(state["seed"], rnd, size)
+    key = private_key(state["key"])
+    for j, pk in keyed(payload.arrays, PEER).items():
+        pair = pairwise_mask(key, public_key(pk), rnd, size)
+        total = total + pair if me < j else total - pair
     return total
-
-
-def _pairwise(private: Any, public: Any, rnd: int, size: int) -> Tensor:
-    from flwr.common.secure_aggregation.crypto.symmetric_encryption import (
-        generate_shared_key,
-    )
-
-    return _mask(generate_shared_key(private, public), rnd, size)
 
 
 def client_unmask(client: Any, payload: Payload) -> Payload:
@@ -193,8 +152,8 @@ def client_unmask(client: Any, payload: Payload) -> Payload:
 
     me = int(client.inner.client_id)
     state = client.round_state
-    survivors = set(_parse_ids(payload.config[SURVIVORS]))
-    lost = set(_parse_ids(payload.config[LOST]))
+    survivors = set(parse_ids(payload.config[SURVIVORS]))
+    lost = set(parse_ids(payload.config[LOST]))
     if state is None or state["round"] != int(payload.config[ROUND]):
         raise PayloadError(f"SecAgg client {me}: an unmask request without a round")
     if survivors & lost:
@@ -207,8 +166,8 @@ def client_unmask(client: Any, payload: Payload) -> Payload:
         if j == me:
             plain = state["own"][me]
         elif j in state["received"]:
-            peer = _public(state["identities"][j])
-            key = generate_shared_key(client._private_key, peer)
+            peer = public_key(state["identities"][j])
+            key = generate_shared_key(client.identity_key, peer)
             plain = decrypt(key, state["received"][j])
         else:
             continue
@@ -218,9 +177,9 @@ def client_unmask(client: Any, payload: Payload) -> Payload:
                 f"SecAgg client {me}: a share relayed to the wrong client"
             )
         if j in survivors:
-            arrays[f"{B_SHARE}{j}"] = _tensor(b_share)
+            arrays[f"{B_SHARE}{j}"] = key_tensor(b_share)
         else:
-            arrays[f"{SK_SHARE}{j}"] = _tensor(sk_share)
+            arrays[f"{SK_SHARE}{j}"] = key_tensor(sk_share)
     client.round_state = None  # a round's secrets serve once
     return Payload(arrays=arrays)
 

@@ -12,7 +12,19 @@ import torch
 from torch import Tensor
 
 from fedgraph.federated.payload import Payload, PayloadError
-from fedgraph.privacy.secagg import MASKED, PEER, ROUND, _mask
+from fedgraph.privacy.secagg_masks import (
+    MASKED,
+    PEER,
+    ROUND,
+    format_ids,
+    key_bytes,
+    key_tensor,
+    keyed,
+    mask,
+    pairwise_mask,
+    private_key,
+    public_key,
+)
 from fedgraph.privacy.secagg_plus import (
     B_SHARE,
     CIPHER,
@@ -28,13 +40,6 @@ from fedgraph.privacy.secagg_plus import (
     SURVIVORS,
     THRESHOLD,
     UNMASK,
-    _bytes,
-    _ids,
-    _keyed,
-    _pairwise,
-    _private,
-    _public,
-    _tensor,
 )
 from fedgraph.runtime.transport import Transport
 
@@ -62,7 +67,7 @@ class RoundKeys:
                 )
             arrays = {f"{IDENTITY}{h}": identities[h] for h in holders if h != c}
             config = {STAGE: SETUP, ROUND: self.round}
-            config.update({THRESHOLD: int(threshold), HOLDERS: _ids(holders)})
+            config.update({THRESHOLD: int(threshold), HOLDERS: format_ids(holders)})
             out[c] = Payload(arrays=arrays, config=config)
         return out
 
@@ -70,8 +75,8 @@ class RoundKeys:
         for c, p in replies.items():
             if ROUND_KEY not in p.arrays:
                 raise PayloadError(f"Client {c} set up without a round key")
-            self.keys[int(c)] = _bytes(p.arrays[ROUND_KEY])
-            for h, data in _keyed(p.arrays, CIPHER).items():
+            self.keys[int(c)] = key_bytes(p.arrays[ROUND_KEY])
+            for h, data in keyed(p.arrays, CIPHER).items():
                 self.ciphers[(int(c), h)] = data
         # the pairwise masks run among the clients that set up only
         ready = set(self.keys)
@@ -84,10 +89,10 @@ class RoundKeys:
         each stage-2 payload (in place: the ledger counts them)."""
         for c, p in payloads.items():
             for j in self.graph[c]:
-                p.arrays[f"{PEER}{j}"] = _tensor(self.keys[j])
+                p.arrays[f"{PEER}{j}"] = key_tensor(self.keys[j])
             for (src, dst), data in self.ciphers.items():
                 if dst == c:
-                    p.arrays[f"{CIPHER}{src}"] = _tensor(data)
+                    p.arrays[f"{CIPHER}{src}"] = key_tensor(data)
                     p.arrays[f"{IDENTITY}{src}"] = identities[src]
             p.config[RECOVERY] = True
 
@@ -98,8 +103,8 @@ class RoundKeys:
         for c in sorted(alive):
             held = [j for j, hs in self.holders.items() if c in hs and j in self.keys]
             config = {STAGE: UNMASK, ROUND: self.round}
-            config[SURVIVORS] = _ids(j for j in held if j in alive)
-            config[LOST] = _ids(j for j in held if j in lost)
+            config[SURVIVORS] = format_ids(j for j in held if j in alive)
+            config[LOST] = format_ids(j for j in held if j in lost)
             out[c] = Payload(config=config)
         return out
 
@@ -118,9 +123,9 @@ class RoundKeys:
         b_shares: dict[int, list[bytes]] = {}
         sk_shares: dict[int, list[bytes]] = {}
         for p in replies.values():
-            for j, data in _keyed(p.arrays, B_SHARE).items():
+            for j, data in keyed(p.arrays, B_SHARE).items():
                 b_shares.setdefault(j, []).append(data)
-            for j, data in _keyed(p.arrays, SK_SHARE).items():
+            for j, data in keyed(p.arrays, SK_SHARE).items():
                 sk_shares.setdefault(j, []).append(data)
         total = torch.zeros(size, dtype=torch.long)
         for j in sorted(set(self.keys)):
@@ -133,12 +138,12 @@ class RoundKeys:
                 )
             secret = combine_shares(got[:t])
             if j in alive:
-                total = total + _mask(secret, self.round, size)
+                total = total + mask(secret, self.round, size)
                 continue
-            key = _private(secret)
+            key = private_key(secret)
             for i in self.graph[j]:
                 if i in alive:  # survivor i added +m if i < j, -m otherwise
-                    m = _pairwise(key, _public(self.keys[i]), self.round, size)
+                    m = pairwise_mask(key, public_key(self.keys[i]), self.round, size)
                     total = total + m if i < j else total - m
         return total
 

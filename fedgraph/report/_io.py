@@ -1,5 +1,5 @@
-r"""File access for the report pages: atomic text writes (temporary file +
-``os.replace``) and results files read when present."""
+r"""File access for the report pages: results files read when present
+(pages are written with :func:`fedgraph.data.io.atomic_write_text`)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fedgraph.data.io import atomic_write_text
-
-__all__ = ["LINK", "atomic_write_text", "load_json"]
+__all__ = ["LINK", "load_json"]
 
 LINK = "../results/"  # from a page under docs/papers/ to a results file
 

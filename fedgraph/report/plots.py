@@ -50,14 +50,14 @@ def _legend(fig: Any, ax: Any, legend_outside: bool, entries: int) -> None:
 def save_figure(fig: Any, path: str | os.PathLike[str]) -> Path:
     r"""Writes ``fig`` to ``path`` (format from the suffix, atomically) and
     closes it; a figure without a layout engine is laid out tightly first."""
-    from fedgraph.data.io import _atomic_write
+    from fedgraph.data.io import atomic_write
 
     path = Path(path)
     fmt = path.suffix.lstrip(".") or "png"
     meta = {"Date": None} if fmt == "svg" else {"Software": None}
     if fig.get_layout_engine() is None:
         fig.tight_layout()
-    _atomic_write(
+    atomic_write(
         path,
         lambda tmp: fig.savefig(tmp, format=fmt, dpi=110, metadata=meta),
     )

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fedgraph.report._io import atomic_write_text
+from fedgraph.data.io import atomic_write_text
 
 
 @dataclass

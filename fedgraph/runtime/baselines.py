@@ -28,7 +28,7 @@ from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.metrics import LinkPredState
 from fedgraph.eval.protocol import EvalProtocol, protocols, resolve_protocol
 from fedgraph.eval.ranking import TripleFilter, rank_triples
-from fedgraph.models.kge import resolve_model
+from fedgraph.models.kge import models, resolve_model
 from fedgraph.registry import resolve_device
 from fedgraph.training.kge_trainer import KGETrainer
 from fedgraph.training.sample_on import SAMPLE_ON
@@ -40,11 +40,39 @@ def _load_federated(data: str | os.PathLike[str]) -> Any:
     (:func:`fedgraph.data.load_dataset`, e.g. ``"fedlu-fb15k-237-r3"``)."""
     from fedgraph.data import load_dataset, load_federated_folder
 
+    if isinstance(data, KnowledgeGraph):  # one KG with its own splits
+        return one_client_federation(data)
     if not isinstance(data, (str, os.PathLike)):  # already loaded
         return data
-    if Path(data).is_dir():
+    if Path(data).is_dir() and not (Path(data) / "train.txt").is_file():
         return load_federated_folder(data)
-    return load_dataset(str(data))
+    loaded = load_dataset(Path(data) if Path(data).is_dir() else str(data))
+    return (
+        one_client_federation(loaded) if isinstance(loaded, KnowledgeGraph) else loaded
+    )
+
+
+def one_client_federation(graph: KnowledgeGraph) -> Any:
+    r"""``graph`` as a federation of one client holding all of it, ids
+    unchanged and its own train / valid / test kept: what Centralized and
+    Independent train on when given one KG (a folder of ``train.txt``,
+    ``valid.txt``, ``test.txt`` or a registered KG such as ``"nations"``)."""
+    from fedgraph.data.shard import FederatedKG, KGShard
+
+    shard = KGShard(
+        0,
+        graph,
+        torch.arange(graph.num_entities),
+        torch.arange(graph.num_relations),
+    )
+    return FederatedKG(
+        [shard],
+        graph.num_entities,
+        graph.num_relations,
+        entity_names=getattr(graph, "entity_names", None),
+        relation_names=getattr(graph, "relation_names", None),
+        meta={"source": graph.name or "one KG", "keep_splits": True},
+    )
 
 
 def _centralized_graph(fkg: Any) -> KnowledgeGraph:
@@ -85,6 +113,7 @@ def run_baseline(
     *,
     setting: str = "independent",
     model: str = "transe",
+    model_kwargs: dict[str, Any] | None = None,
     hidden_channels: int = 256,
     gamma: float = 9.0,
     out: str | os.PathLike[str] = "runs/baseline",
@@ -113,21 +142,20 @@ def run_baseline(
     fkg = _load_federated(data)
     t_start = time.perf_counter()
     graphs = _graphs(fkg, setting)
-    spec = (model, hidden_channels, gamma)
+    spec = (model, hidden_channels, gamma, models.check_kwargs(model, model_kwargs))
     ranking = _ClientRanking(fkg, protocol) if setting == "centralized" else None
     if ranking is not None and protocol.centralized_validation == "per-client":
         trainer_kwargs = {**trainer_kwargs, "validate": ranking.pooled_valid}
     trained, history, epochs, secs = _train_each(
         graphs, setting, spec, out, protocol, log, trainer_kwargs
     )
-    n_test = [s.graph.num_triples("test") for s in fkg]
     if ranking is None:
         states = [tr.evaluate("test") for tr in trained]
     else:
         states = ranking(trained[0], "test")
     from fedgraph.eval.results import summarize, write_results
 
-    weighted, clients = summarize(states, n_test)
+    weighted, clients = summarize(states, [s.graph.num_triples("test") for s in fkg])
     for i, c in enumerate(clients):
         j = i if setting == "independent" else 0
         c["best_epoch"], c["epochs"] = trained[j].best_epoch, epochs[j]
@@ -135,14 +163,13 @@ def run_baseline(
         "setting": setting,
         "data": str(data) if data_name is None else data_name,
         "model": model,
-        **dict(hidden_channels=hidden_channels, gamma=gamma),
+        **dict(model_kwargs=spec[3], hidden_channels=hidden_channels, gamma=gamma),
         **_trainer_settings(trained[0], protocol, setting),
         "command": command,
         **_seconds(trained, history, t_start),
     }
-    path = Path(results) if results is not None else out / "results.json"
-    write_results(
-        path,
+    path = write_results(
+        Path(results) if results is not None else out / "results.json",
         weighted=weighted,
         clients=clients,
         rounds=max(epochs),
@@ -150,25 +177,32 @@ def run_baseline(
         settings=settings,
         history=history,
     )
-    return {"weighted": weighted, "clients": clients, "path": str(path)}
+    res = {"weighted": weighted, "clients": clients, "path": str(path)}
+    return {**res, "history": history, "trainers": trained}
 
 
 def build_trainer(
     graph: KnowledgeGraph,
     index: int,
-    spec: tuple[str, int, float],
+    spec: tuple[str, int, float, dict[str, Any]],
     protocol: EvalProtocol,
     **trainer_kwargs: Any,
 ) -> KGETrainer:
     r"""The :class:`KGETrainer` of graph ``index`` of a baseline run (client
-    ``index`` for Independent): its model (``spec``: name, width, margin)
+    ``index`` for Independent): its model (``spec``: name, width, margin,
+    the model's own keyword arguments)
     initialised from seed ``trainer_kwargs["seed"] + index``, evaluated under
     ``protocol``; ``trainer_kwargs`` (checkpoint, loss, ...) go to the
     trainer."""
-    model, hidden_channels, gamma = spec
+    model, hidden_channels, gamma, model_kwargs = spec
     torch.manual_seed(trainer_kwargs.get("seed", 0) + index)
     m = resolve_model(
-        model, graph.num_entities, graph.num_relations, hidden_channels, gamma=gamma
+        model,
+        graph.num_entities,
+        graph.num_relations,
+        hidden_channels,
+        gamma=gamma,
+        **model_kwargs,
     )
     return KGETrainer(
         m,
@@ -182,7 +216,7 @@ def build_trainer(
 def _train_each(
     graphs: Sequence[KnowledgeGraph],
     setting: str,
-    spec: tuple[str, int, float],
+    spec: tuple[str, int, float, dict[str, Any]],
     out: Path,
     protocol: EvalProtocol,
     log: bool,
@@ -235,7 +269,7 @@ class _ClientRanking:
         r"""One state per client: ``tr``'s model ranking the client's ``split``."""
         return [
             rank_triples(
-                tr.model,
+                tr.scorer,
                 splits[split],
                 filter=flt,
                 candidates=cand,
@@ -272,6 +306,7 @@ def _trainer_settings(
         "lr": t0.optimizer.param_groups[0]["lr"],
         "batch_size": t0.batch_size,
         "sampler": repr(t0.sampler),
+        "regime": {"name": t0.regime.name, **t0.regime.settings()},
         "subsampling": t0.weights is not None,
         "eval_every": t0.eval_every,
         "patience": t0.patience,

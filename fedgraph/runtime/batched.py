@@ -13,6 +13,7 @@ from fedgraph.federated.loss_terms import active_terms
 from fedgraph.federated.payload import Payload
 from fedgraph.runtime.transport import InProcessTransport
 from fedgraph.training.batched import train_epochs_batched
+from fedgraph.training.regimes import NegativeSampling
 
 #: How the in-process clients of a round train (``run_simulation``'s
 #: ``local_training``).
@@ -37,6 +38,11 @@ def check_batchable(clients: Mapping[int, Client]) -> None:
                 f"local training (client {c} is a {type(cl).__name__})"
             )
     for c, cl in clients.items():
+        if repr(getattr(cl, "regime", None)) not in ("None", repr(NegativeSampling())):
+            raise ValueError(
+                "`local_training='batched'` trains with plain negative sampling; "
+                f"client {c} trains with {cl.regime!r} (use 'sequential')"
+            )
         if getattr(cl, "sample_on", "host") != "host":
             raise ValueError(
                 "`local_training='batched'` draws every client's samples on the "

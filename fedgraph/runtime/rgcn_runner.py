@@ -11,11 +11,8 @@ import torch
 from fedgraph.data.rdf_graph import RDFGraph
 from fedgraph.federated.algorithms import get
 from fedgraph.federated.rgcn.setup import (
-    METHODS,
     RGCNSettings,
     build_clients,
-    build_strategy,
-    initial_bases_client,
     loop_kwargs,
 )
 from fedgraph.partition.rdf_type import RDFTypePartitioner
@@ -145,10 +142,7 @@ def run_fed_rgcn(
 
 
 __all__ = [
-    "METHODS",
-    "build_strategy",
     "build_clients",
-    "initial_bases_client",
     "loop_kwargs",
     "run_fed_rgcn",
 ]

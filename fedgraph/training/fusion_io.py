@@ -17,7 +17,8 @@ def single_model_settings(
     fallback: Mapping[str, Any],
     results: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
-    r"""Model, width and margin of the Independent models in ``single_dir``:
+    r"""Model, its own keyword arguments, width and margin of the
+    Independent models in ``single_dir``:
     read from ``results`` (default: ``single_dir/results.json``) when it
     exists, else ``fallback``'s ``model``/``dim``/``gamma`` (the federated
     run's). A results file of another setting raises a :class:`ValueError`
@@ -28,6 +29,7 @@ def single_model_settings(
             "model": fallback["model"],
             "dim": int(fallback["dim"]),
             "gamma": float(fallback["gamma"]),
+            "model_kwargs": dict(fallback.get("model_kwargs", {})),
             "from": "the federated run (no Independent results file)",
         }
     s = json.loads(path.read_text()).get("settings", {})
@@ -37,6 +39,7 @@ def single_model_settings(
         "model": s.get("model", fallback["model"]),
         "dim": int(s.get("hidden_channels", fallback["dim"])),
         "gamma": float(s.get("gamma", fallback["gamma"])),
+        "model_kwargs": dict(s.get("model_kwargs", {})),
         "from": str(path),
     }
 
@@ -75,6 +78,7 @@ def load_single_model(
         shard.num_relations,
         settings["dim"],
         gamma=settings["gamma"],
+        **settings.get("model_kwargs", {}),
     )
     try:
         model.load_state_dict(weights)

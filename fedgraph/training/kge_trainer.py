@@ -3,8 +3,7 @@ r"""Training one knowledge graph: the local step of every federated KGE client
 checkpoints (:class:`KGETrainer`) that the baselines
 (:mod:`fedgraph.runtime.baselines`) run per client.
 
-(``python -m fedgraph.training.kge_trainer`` runs the baselines' CLI, the
-command earlier runs were recorded with.)
+(``python -m fedgraph.runtime.baselines`` is the baselines' CLI.)
 """
 
 from __future__ import annotations
@@ -28,10 +27,16 @@ from fedgraph.models.losses import KGELoss, resolve_loss
 from fedgraph.models.memory import TRAINING_COPIES, check_kge_memory
 from fedgraph.models.sampling import NegativeSampler, subsampling_weights
 from fedgraph.progress import advance, progress_bar, say, step_line
+from fedgraph.training.regimes import (
+    NegativeSampling,
+    StepContext,
+    TrainingRegime,
+    resolve_regime,
+)
 from fedgraph.training.sample_on import SampleSource, check_sample_on, epoch_batches
 from fedgraph.validate import check_integer
 
-ExtraLoss = Callable[[KGEModel, Tensor, Tensor, str], Tensor]
+ExtraLoss = Callable[[KGEModel, Tensor, Tensor | None, str], Tensor]
 
 
 def train_epochs(
@@ -40,15 +45,17 @@ def train_epochs(
     *,
     epochs: int = 1,
     batch_size: int = 1024,
-    loss: KGELoss,
+    loss: KGELoss | None = None,
     optimizer: torch.optim.Optimizer,
-    sampler: NegativeSampler,
+    sampler: NegativeSampler | None = None,
     generator: torch.Generator,
     modes: Sequence[str] = MODES,
     weights: Tensor | None = None,
     extra_loss: ExtraLoss | None = None,
     shuffle: bool = True,
     sample_on: str = "host",
+    regime: TrainingRegime | None = None,
+    labels: TripleFilter | None = None,
 ) -> float:
     r"""Trains ``model`` on ``triples`` for ``epochs`` and returns the mean loss.
 
@@ -88,6 +95,14 @@ def train_epochs(
             which fixes its batch order at start-up). (default: :obj:`True`)
         sample_on (str, optional): ``"host"`` or ``"device"``, where batches
             and negatives are drawn. (default: ``"host"``)
+        regime (fedgraph.training.regimes.TrainingRegime, optional): what
+            each step scores and its loss (:mod:`fedgraph.training.regimes`;
+            ``triples`` and ``weights`` are then its prepared rows,
+            :meth:`~fedgraph.training.regimes.TrainingRegime.prepare`).
+            ``loss`` and ``sampler`` serve negative sampling only.
+            (default: negative sampling)
+        labels (TripleFilter, optional): the prepared answers of a k-vs-all
+            regime, on the model's device. (default: :obj:`None`)
     """
     total, steps = train_steps(
         model,
@@ -103,6 +118,8 @@ def train_epochs(
         extra_loss=extra_loss,
         shuffle=shuffle,
         sample_on=sample_on,
+        regime=regime,
+        labels=labels,
     )
     return float(total) / max(1, steps)
 
@@ -113,15 +130,17 @@ def train_steps(
     *,
     epochs: int = 1,
     batch_size: int = 1024,
-    loss: KGELoss,
+    loss: KGELoss | None = None,
     optimizer: torch.optim.Optimizer,
-    sampler: NegativeSampler,
+    sampler: NegativeSampler | None = None,
     generator: torch.Generator,
     modes: Sequence[str] = MODES,
     weights: Tensor | None = None,
     extra_loss: ExtraLoss | None = None,
     shuffle: bool = True,
     sample_on: str = "host",
+    regime: TrainingRegime | None = None,
+    labels: TripleFilter | None = None,
 ) -> tuple[Tensor, int]:
     r""":func:`train_epochs` without its final read-back: returns the sum of
     the step losses (a float64 scalar on the model's device) and the number
@@ -138,6 +157,8 @@ def train_steps(
     steps = 0
     # on the device the filtered redraw must not read its count back
     options = {"sync_free": True} if sample_on == "device" else {}
+    regime = NegativeSampling() if regime is None else regime
+    ctx = StepContext(loss, sampler, tuple(modes), generator, options, labels)
     for _ in range(int(epochs)):
         for drawn, batch, w in epoch_batches(
             triples,
@@ -148,10 +169,10 @@ def train_steps(
             shuffle=shuffle,
             sample_on=sample_on,
         ):
-            for mode in modes:
-                neg = sampler.sample(drawn, mode, generator, **options).to(device)
-                pos_score, neg_score = model.score_batch(batch, neg, mode)
-                value = loss(pos_score, neg_score, w)
+            for value, neg, mode in regime.steps(model, drawn, batch, w, ctx):
+                penalty = regime.regularization(model, batch)
+                if penalty is not None:
+                    value = value + penalty
                 if extra_loss is not None:
                     value = value + extra_loss(model, batch, neg, mode)
                 optimizer.zero_grad(set_to_none=True)
@@ -186,10 +207,10 @@ def _check_sizes(
 
 
 def _check_schedule(eval_every: int, patience: int, max_epochs: int) -> None:
-    if eval_every <= 0 or patience <= 0 or max_epochs <= 0:
+    if eval_every <= 0 or patience < 0 or max_epochs <= 0:
         raise ValueError(
-            "`eval_every`, `patience` and `max_epochs` must be positive "
-            f"(got {eval_every}, {patience}, {max_epochs})"
+            "`eval_every` and `max_epochs` must be positive and `patience` >= 0 "
+            f"(got {eval_every}, {max_epochs}, {patience})"
         )
 
 
@@ -216,7 +237,8 @@ class KGETrainer:
         subsampling (bool, optional): RotatE/FedLU frequency weights.
             (default: :obj:`True`)
         eval_every (int, optional): epochs between validations. (default: 5)
-        patience (int, optional): validations without improvement. (default: 3)
+        patience (int, optional): validations without improvement; ``0``:
+            never stop early (train ``max_epochs``). (default: 3)
         max_epochs (int, optional): (default: 400, FedLU's ``max_epoch``)
         candidates (Tensor, optional): ``[C]`` entity ids ranked among
             (default: all entities of ``graph``).
@@ -254,6 +276,16 @@ class KGETrainer:
         record (Mapping[str, Any], optional): the run's settings, stored in
             every checkpoint as ``"settings"`` (what ``fedgraph train
             --resume`` compares a command with). (default: :obj:`None`)
+        regime (fedgraph.training.regimes.TrainingRegime or str, optional):
+            the training regime
+            (:mod:`fedgraph.training.regimes`: ``"negative-sampling"``,
+            ``"1vsall"``, ``"kvsall"``); with reciprocal relations the
+            model gets its inverse relations
+            (:meth:`~fedgraph.training.regimes.TrainingRegime.adapt`) and
+            evaluation ranks heads through them. (default: negative sampling,
+            with ``loss``, ``num_negatives`` and ``modes``)
+        regime_kwargs (Mapping[str, Any], optional): the regime's settings
+            when ``regime`` is a name. (default: :obj:`None`)
     """
 
     def __init__(
@@ -284,10 +316,14 @@ class KGETrainer:
         sample_on: str = "host",
         validate: Callable[[KGETrainer], LinkPredState] | None = None,
         record: Mapping[str, Any] | None = None,
+        regime: TrainingRegime | str | None = None,
+        regime_kwargs: Mapping[str, Any] | None = None,
     ) -> None:
         _check_schedule(eval_every, patience, max_epochs)
         _check_sizes(model, batch_size, num_negatives, shared_negatives, device)
         self.device = torch.device(device)
+        self.regime = resolve_regime(regime, **dict(regime_kwargs or {}))
+        model = self.regime.adapt(model, graph.num_relations)
         self.model, self.graph = model.to(self.device), graph
         self.loss = resolve_loss(loss) if isinstance(loss, str) else loss
         self.batch_size, self.eval_every = int(batch_size), int(eval_every)
@@ -299,16 +335,10 @@ class KGETrainer:
         self.shuffle = bool(shuffle)
         self.record = None if record is None else dict(record)
         self.checkpoint = Path(checkpoint) if checkpoint is not None else None
-        self.train_triples = graph.triples("train")
-        self.weights = subsampling_weights(self.train_triples) if subsampling else None
+        self._prepare(subsampling)
         self.sampler = NegativeSampler(
             model.num_entities, num_negatives, shared=shared_negatives
         )
-        self.filter = TripleFilter(
-            graph.all_triples(self.filter_splits),
-            model.num_entities,
-            model.num_relations,
-        ).to(self.device)
         self.optimizer = torch.optim.Adam(model.parameters(), lr=lr, fused=True)
         self.generator = torch.Generator().manual_seed(self.seed)
         self.samples = SampleSource(sample_on, self.device, self.seed)
@@ -317,10 +347,27 @@ class KGETrainer:
         self.history: list[dict[str, Any]] = []
         self.train_seconds = 0.0
 
+    def _prepare(self, subsampling: bool) -> None:
+        r"""The training triples, their weights, the regime's rows and the
+        evaluation filter."""
+        self.filter = TripleFilter(
+            self.graph.all_triples(self.filter_splits),
+            self.model.num_entities,
+            self.model.num_relations,
+        ).to(self.device)
+        self.train_triples = self.graph.triples("train")
+        triples = self.train_triples
+        self.weights = subsampling_weights(triples) if subsampling else None
+        self.data = self.regime.prepare(
+            triples, self.weights, self.model.num_entities, self.graph.num_relations
+        )
+        labels = self.data.labels
+        self.labels = None if labels is None else labels.to(self.device)
+
     def evaluate(self, split: str = "valid") -> LinkPredState:
         r"""Filtered ranking of ``split`` with the trainer's settings."""
         return rank_triples(
-            self.model,
+            self.scorer,
             self.graph.triples(split),
             filter=self.filter,
             candidates=self.candidates,
@@ -351,6 +398,13 @@ class KGETrainer:
         r"""``"host"`` or ``"device"``: where the samples are drawn."""
         return self.samples.sample_on
 
+    @property
+    def scorer(self) -> Any:
+        r"""What evaluation ranks with: the model, or with reciprocal
+        relations its :class:`~fedgraph.training.regimes.ReciprocalScorer`
+        over the graph's relations."""
+        return self.regime.scorer(self.model, self.graph.num_relations)
+
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.samples.load_state_dict(state, "KGETrainer")
         self.model.load_state_dict(state["model"])
@@ -363,7 +417,7 @@ class KGETrainer:
     def _train(self, epochs: int) -> float:
         r"""``epochs`` of :func:`train_epochs`; the mean loss."""
         triples, weights, generator = self.samples(
-            self.train_triples, self.weights, self.generator
+            self.data.items, self.data.weights, self.generator
         )
         return train_epochs(
             self.model,
@@ -378,6 +432,8 @@ class KGETrainer:
             modes=self.modes,
             shuffle=self.shuffle,
             sample_on=self.sample_on,
+            regime=self.regime,
+            labels=self.labels,
         )
 
     def _train_shown(self, n_ep: int) -> float:
@@ -410,7 +466,8 @@ class KGETrainer:
         )
 
     def _done(self) -> bool:
-        return self.bad >= self.patience or self.epoch >= self.max_epochs
+        stalled = self.patience > 0 and self.bad >= self.patience
+        return stalled or self.epoch >= self.max_epochs
 
     def fit(self, resume: bool = True) -> dict[str, Any]:
         r"""Trains until early stop; returns ``{"best_epoch", "epochs", "history"}``

@@ -29,7 +29,6 @@ def _train(tmp_path, name, *extra):
     out = tmp_path / name
     argv = [
         "train",
-        "--data",
         str(data),
         "--algorithm",
         "fede",

@@ -14,7 +14,7 @@ COMMON += ["--lr", "0.05", "--gamma", "4", "--quiet"]
 
 
 def _train(data: Path, out: Path, algorithm: str) -> dict:
-    args = ["train", "--data", str(data), "--algorithm", algorithm]
+    args = ["train", str(data), "--algorithm", algorithm]
     args += ["--out", str(out), "--rounds", "3", "--eval-every", "1", *COMMON]
     if algorithm != "independent":
         args += ["--local-epochs", "1"]
@@ -87,7 +87,7 @@ def test_fuse_keeps_the_runs_fede_protocol(tmp_path):
     fede = ["--protocol", "fede", "--corrupt", "tail", "--loss", "nssa"]
     runs = {}
     for name, algorithm in (("fede", "fede"), ("single", "independent")):
-        args = ["train", "--data", str(data), "--algorithm", algorithm]
+        args = ["train", str(data), "--algorithm", algorithm]
         args += ["--out", str(tmp_path / name), "--rounds", "3", "--eval-every", "1"]
         args += [*COMMON, *fede] + (["--local-epochs", "1"] if name == "fede" else [])
         assert main(args) == 0

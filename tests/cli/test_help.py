@@ -37,30 +37,48 @@ def test_every_option_of_every_subcommand_has_help():
 def test_model_and_loss_show_their_choices(capsys):
     with pytest.raises(SystemExit):
         build_parser().parse_args(["train", "--help"])
-    out = capsys.readouterr().out
-    assert "{transe,distmult,complex,rotate,rgcn,text}" in out  # rgcn, text: families
+    out = " ".join(capsys.readouterr().out.split())
+    # the registries' names (rgcn, text: families), read from source
+    assert "{" + ",".join([*choices.KGE_MODELS, "rgcn", "text"]) + "}" in out
+    assert {"transe", "distmult", "complex", "rotate"} <= set(choices.KGE_MODELS)
     assert "{nssa,sigmoid-ns,margin-ranking}" in out
+    # each model's own keyword arguments (--model-kwargs), read from source
+    assert "transe: epsilon (2.0), p_norm (1.0)" in out
+    assert "rotate: epsilon (2.0);" in out
 
 
 def test_cli_choices_are_the_registries():
-    from fedgraph.cli.partition import _strategies
     from fedgraph.eval.protocol import protocols
     from fedgraph.federated.kge.setup import kge_algorithms
     from fedgraph.models.kge import models
-    from fedgraph.models.losses import losses, resolve_loss
-    from fedgraph.registry import normalize_name
+    from fedgraph.models.losses import losses
+    from fedgraph.partition import partitioners
     from fedgraph.runtime.batched import LOCAL_TRAINING
     from fedgraph.runtime.loop import SELECTIONS
     from fedgraph.training.sample_on import SAMPLE_ON
 
-    assert choices.KGE_ALGORITHMS == tuple(sorted(kge_algorithms))
-    assert choices.KGE_MODELS == tuple(normalize_name(m.__name__) for m in models)
-    assert [type(resolve_loss(n)) for n in choices.KGE_LOSSES] == losses
+    assert choices.KGE_ALGORITHMS == tuple(sorted(kge_algorithms()))
+    assert choices.KGE_MODELS == tuple(models.names())
+    assert choices.KGE_LOSSES == tuple(losses.names())
+    assert choices.PARTITIONERS == tuple(partitioners.names())
     assert choices.SELECTIONS == SELECTIONS
     assert choices.LOCAL_TRAINING == LOCAL_TRAINING
     assert choices.SAMPLE_ON == SAMPLE_ON
-    assert choices.PARTITIONERS == tuple(_strategies())
     assert choices.EVAL_PROTOCOLS == tuple(sorted(protocols))
+
+
+@pytest.mark.parametrize("kind", ["model", "loss", "partitioner"])
+def test_the_source_view_of_each_registry_is_the_imported_one(kind):
+    # `--help` reads the classes from source (no torch); the registry
+    # imports them: same names, classes, modules, keyword arguments, help
+    from fedgraph.declared import declared_components
+    from fedgraph.models.kge import models
+    from fedgraph.models.losses import losses
+    from fedgraph.partition import partitioners
+
+    registry = {"model": models, "loss": losses, "partitioner": partitioners}[kind]
+    assert declared_components(kind) == registry.describe()
+    assert len(registry.describe()) == len(registry) >= 3
 
 
 def test_model_names_ignore_case_and_dashes():

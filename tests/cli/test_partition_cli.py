@@ -140,7 +140,14 @@ def _partition(out, *extra):
 
 def test_dirichlet_makes_more_clients_than_relations(fake_dataset, tmp_path, capsys):
     out = tmp_path / "d12"
-    args = ["--strategy", "dirichlet", "--clients", "12", "--alpha", "2"]
+    args = [
+        "--strategy",
+        "dirichlet",
+        "--clients",
+        "12",
+        "--partition-kwargs",
+        "alpha=2",
+    ]
     assert _partition(out, *args) == 0
     meta = json.loads((out / "META.json").read_text())
     assert meta["partitioner"] == "DirichletRelationPartitioner"
@@ -149,16 +156,30 @@ def test_dirichlet_makes_more_clients_than_relations(fake_dataset, tmp_path, cap
 
 def test_dirichlet_user_errors_write_nothing(fake_dataset, tmp_path, capsys):
     out = tmp_path / "bad"
-    # --alpha belongs to the Dirichlet partitioner only
-    assert (
-        _partition(out, "--strategy", "relation", "--clients", "2", "--alpha", "1") == 2
+    # alpha belongs to the Dirichlet partitioner only
+    relation = ["--strategy", "relation", "--clients", "2"]
+    assert _partition(out, *relation, "--partition-kwargs", "alpha=1") == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "fedgraph partition: error: `--partition-kwargs` key 'alpha' is not an "
+        "argument of RandomRelationPartitioner (its arguments: ratios, splits)"
     )
-    assert "`--alpha` applies to --strategy dirichlet" in capsys.readouterr().err
+    dirichlet = ["--strategy", "dirichlet", "--clients", "2"]
+    assert _partition(out, *dirichlet, "--partition-kwargs", "alpha=0") == 2
+    assert "`alpha` must be a positive number (got 0.0)" in capsys.readouterr().err
+    assert _partition(out, *dirichlet, "--partition-kwargs", "alpha=NaN") == 2
     assert (
-        _partition(out, "--strategy", "dirichlet", "--clients", "2", "--alpha", "0")
-        == 2
+        "`--partition-kwargs` key 'alpha' must be a finite number (got nan)"
+        in capsys.readouterr().err
     )
-    assert "`--alpha` must be a positive number" in capsys.readouterr().err
+    assert _partition(out, *dirichlet, "--partition-kwargs", "seed=3") == 2
+    assert (
+        "`--partition-kwargs` key 'seed' is set by the partition's `seed` (--seed)"
+        in capsys.readouterr().err
+    )
+    assert _partition(out, *dirichlet, "--partition-kwargs", "alpha") == 2
+    assert "`--partition-kwargs` expects KEY=VALUE (got 'alpha')" in (
+        capsys.readouterr().err
+    )
     # more clients than triples / min_triples: refused before anything is written
     assert _partition(out, "--strategy", "dirichlet", "--clients", "400") == 2
     err = capsys.readouterr().err

@@ -29,7 +29,6 @@ def test_train_cli_writes_results_and_resumes(tmp_path, algorithm):
     out = tmp_path / "run"
     argv = [
         "train",
-        "--data",
         str(data),
         "--algorithm",
         algorithm,
@@ -94,7 +93,6 @@ def test_train_cli_rejects_unknown_algorithm(tmp_path, capsys):
         main(
             [
                 "train",
-                "--data",
                 str(tmp_path),
                 "--algorithm",
                 "fedx",
@@ -115,7 +113,6 @@ def test_train_cli_runs_the_independent_baseline(tmp_path, capsys):
         main(
             [
                 "train",
-                "--data",
                 str(data),
                 "--algorithm",
                 "independent",
@@ -164,7 +161,7 @@ def test_train_cli_rejects_a_wrong_set_before_writing(
 ):
     _write_federation(tmp_path / "data")
     out = tmp_path / "o"
-    argv = ["train", "--data", str(tmp_path / "data"), "--algorithm", algorithm]
+    argv = ["train", str(tmp_path / "data"), "--algorithm", algorithm]
     assert main(argv + ["--set", item, "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert "`--set`" in err and message in err
@@ -174,7 +171,7 @@ def test_train_cli_rejects_a_wrong_set_before_writing(
 def test_train_cli_bad_data_names_it_and_writes_nothing(tmp_path, capsys):
     out = tmp_path / "o"
     missing = tmp_path / "no-such-folder"
-    assert main(["train", "--data", str(missing), "--algorithm", "fede",
+    assert main(["train", str(missing), "--algorithm", "fede",
                  "--out", str(out)]) == 2  # fmt: skip
     err = capsys.readouterr().err
     assert f"Dataset folder '{missing}' does not exist" in err
@@ -188,7 +185,7 @@ def test_train_help_lists_every_algorithm_setting(capsys):
     with pytest.raises(SystemExit):
         main(["train", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    for algorithm, settings in extra_settings.items():
+    for algorithm, settings in extra_settings().items():
         for key, default in settings.items():
             assert f"{key} ({default}" in text, (algorithm, key)
 
@@ -207,7 +204,7 @@ def test_train_help_lists_every_algorithm_setting(capsys):
 def test_train_cli_checks_the_device_before_writing(tmp_path, capsys, device, message):
     _write_federation(tmp_path / "data")
     out = tmp_path / "o"
-    argv = ["train", "--data", str(tmp_path / "data"), "--algorithm", "fede"]
+    argv = ["train", str(tmp_path / "data"), "--algorithm", "fede"]
     assert main(argv + ["--device", device, "--out", str(out)]) == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
@@ -216,7 +213,7 @@ def test_train_cli_checks_the_device_before_writing(tmp_path, capsys, device, me
 def test_train_cli_per_client_selection_records_each_clients_round(tmp_path):
     _write_federation(tmp_path / "data")
     out = tmp_path / "run"
-    argv = ["train", "--data", str(tmp_path / "data"), "--algorithm", "fedlu",
+    argv = ["train", str(tmp_path / "data"), "--algorithm", "fedlu",
             "--model", "transe", "--rounds", "4", "--local-epochs", "1", "--dim", "8",
             "--batch-size", "32", "--num-negatives", "4", "--eval-every", "1",
             "--lr", "0.01", "--quiet", "--selection", "per-client",
@@ -242,7 +239,7 @@ def test_train_cli_per_client_selection_records_each_clients_round(tmp_path):
 def test_train_cli_selection_errors_before_writing(tmp_path, capsys, extra, message):
     _write_federation(tmp_path / "data")
     out = tmp_path / "o"
-    argv = ["train", "--data", str(tmp_path / "data"), "--selection", "per-client"]
+    argv = ["train", str(tmp_path / "data"), "--selection", "per-client"]
     assert main(argv + extra + ["--out", str(out)]) == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
@@ -253,7 +250,7 @@ def test_train_cli_fede_protocol_is_applied_and_recorded(tmp_path, algorithm):
     data = tmp_path / "fed"
     _write_federation(data)
     out = tmp_path / "run"
-    argv = ["train", "--data", str(data), "--algorithm", algorithm]
+    argv = ["train", str(data), "--algorithm", algorithm]
     argv += ["--out", str(out), "--rounds", "2", "--local-epochs", "1"]
     argv += ["--dim", "8", "--batch-size", "32", "--num-negatives", "4"]
     argv += ["--eval-every", "1", "--lr", "0.01", "--loss", "nssa", "--quiet"]
@@ -281,7 +278,7 @@ def test_train_cli_fede_protocol_is_applied_and_recorded(tmp_path, algorithm):
 
 def test_train_cli_rejects_an_unknown_protocol_before_writing(tmp_path, capsys):
     out = tmp_path / "o"
-    argv = ["train", "--data", str(tmp_path), "--algorithm", "fede"]
+    argv = ["train", str(tmp_path), "--algorithm", "fede"]
     assert main(argv + ["--out", str(out), "--protocol", "fedx"]) == 2
     assert "`--protocol`: Could not resolve 'fedx'" in capsys.readouterr().err
     assert not out.exists()
@@ -292,7 +289,7 @@ def test_resume_refuses_another_protocol_or_corruption(tmp_path, capsys, algorit
     data = tmp_path / "fed"
     _write_federation(data)
     out = tmp_path / "run"
-    argv = ["train", "--data", str(data), "--algorithm", algorithm, "--out", str(out)]
+    argv = ["train", str(data), "--algorithm", algorithm, "--out", str(out)]
     argv += ["--rounds", "4", "--local-epochs", "1", "--dim", "8", "--eval-every", "2"]
     argv += ["--batch-size", "32", "--num-negatives", "4", "--quiet"]
     fede = ["--protocol", "fede", "--corrupt", "tail"]
@@ -308,7 +305,7 @@ def test_resume_refuses_another_protocol_or_corruption(tmp_path, capsys, algorit
 
 def _small_run(data, out, algorithm, *extra):
     return [
-        "train", "--data", str(data), "--algorithm", algorithm, "--out", str(out),
+        "train", str(data), "--algorithm", algorithm, "--out", str(out),
         "--rounds", "2", "--local-epochs", "1", "--dim", "8", "--batch-size", "32",
         "--num-negatives", "4", "--eval-every", "1", "--lr", "0.01", "--quiet",
         *extra,
@@ -374,7 +371,7 @@ def test_train_cli_baseline_refuses_stop_after(tmp_path, capsys, algorithm):
 def test_train_cli_refuses_the_other_families_options(tmp_path, capsys, extra, message):
     _write_federation(tmp_path / "data")
     out = tmp_path / "o"
-    argv = ["train", "--data", str(tmp_path / "data"), "--algorithm", "fede"]
+    argv = ["train", str(tmp_path / "data"), "--algorithm", "fede"]
     assert main(argv + extra + ["--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1

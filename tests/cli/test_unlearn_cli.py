@@ -33,7 +33,6 @@ def test_train_then_unlearn_writes_issue_shape(tmp_path):
         main(
             [
                 "train",
-                "--data",
                 str(data),
                 "--algorithm",
                 "fedlu",

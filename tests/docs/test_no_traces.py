@@ -78,15 +78,23 @@ def test_traces_found(text: str, expected: list[str]) -> None:
     [
         (
             "fedgraph train --data /work/shared/datasets/fedlu-fb15k-237/C3 --out /tmp/g/c3-fedec",
-            "fedgraph train --data $FEDGRAPH_DATA/fedlu-fb15k-237/C3 --out runs/c3-fedec",
+            "fedgraph train $FEDGRAPH_DATA/fedlu-fb15k-237/C3 --out runs/c3-fedec",
         ),
         (
             "fedgraph audit /tmp/priv/runs2/fede --attack membership",
             "fedgraph audit runs/fede --attack membership",
         ),
         (
+            "fedgraph train --algorithm fede --data /tmp/p/umls-3 --out /tmp/p/r",
+            "fedgraph train --algorithm fede runs/umls-3 --out runs/r",
+        ),
+        (
+            "python -m fedgraph.runtime.baselines --data /work/shared/datasets/umls",
+            "python -m fedgraph.runtime.baselines --data $FEDGRAPH_DATA/umls",
+        ),
+        (
             "fedgraph train --data ../shared/datasets/umls --out runs/x",
-            "fedgraph train --data $FEDGRAPH_DATA/umls --out runs/x",
+            "fedgraph train $FEDGRAPH_DATA/umls --out runs/x",
         ),
     ],
 )

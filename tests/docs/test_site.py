@@ -4,13 +4,21 @@ internal links and references included), and every tutorial runs.
 A tutorial's ```python blocks run in one namespace, in order with its
 ```bash blocks, whose ``fedgraph ...`` lines run through
 :func:`fedgraph.cli.main.main` (exit status 0 required); ```sh and ```text
-blocks are shown, not run. Each page runs in an empty folder on the data
-under ``FEDGRAPH_DATA``.
+blocks are shown, not run. A ```text block right after the line
+``<!-- output -->`` is what the runnable block before it prints: each of its
+lines must appear, in order, among the lines that block printed. Lines are
+compared cell by cell (Markdown table cells, then words); two numbers agree
+within the marker's ``tol`` (``<!-- output tol=0.3 -->``: the last digits of
+a metric move with the CPU's vector width), and the table columns the marker
+names in ``skip`` (``skip=s / round``: times) are not compared. Each page runs
+in an empty folder on the data under ``FEDGRAPH_DATA``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import os
 import re
 import shlex
@@ -33,16 +41,18 @@ PAGES = [
     "tutorials/flower.md",
     "tutorials/own-method.md",
 ]
-BLOCK = re.compile(r"^```(python|bash)\n(.*?)^```", re.S | re.M)
+BLOCK = re.compile(
+    r"^(?:<!-- output( [^>]*)?-->\n)?```(python|bash|text)\n(.*?)^```", re.S | re.M
+)
 
 
-def run_page(page: Path) -> None:
-    r"""Runs the page's python and bash blocks in order in the current folder."""
-    namespace: dict = {"__name__": "__tutorial__"}
-    for lang, body in BLOCK.findall(page.read_text()):
+def run_block(page: Path, lang: str, body: str, namespace: dict) -> str:
+    r"""Runs one python or bash block; returns what it printed."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
         if lang == "python":
             exec(compile(body, str(page), "exec"), namespace)
-            continue
+            return out.getvalue()
         for line in body.replace("\\\n", " ").splitlines():
             line = line.split(" #")[0].strip()
             if not line or line.startswith("#"):
@@ -50,6 +60,72 @@ def run_page(page: Path) -> None:
             argv = shlex.split(line)
             assert argv[0] == "fedgraph", f"{page.name}: not a fedgraph command: {line}"
             assert main(argv[1:]) == 0, f"{page.name}: `{line}` failed"
+    return out.getvalue()
+
+
+def cells(line: str) -> list[list[str]]:
+    r"""A line's cells (a Markdown table row's, else one), each as words."""
+    line = line.strip()
+    parts = line.strip("|").split("|") if line.startswith("|") else [line]
+    return [part.split() for part in parts]
+
+
+def agree(want: str, got: str, tol: float) -> bool:
+    r"""Equal words, or two numbers (``1,017``, ``64.51``) within ``tol``."""
+    if want == got:
+        return True
+    try:
+        return abs(float(want.replace(",", "")) - float(got.replace(",", ""))) <= tol
+    except ValueError:
+        return False
+
+
+def same_line(want: str, got: str, tol: float, skip: set[int]) -> bool:
+    r"""``got`` shows ``want``, up to ``tol`` and the cells ``skip``."""
+    a, b = cells(want), cells(got)
+    if len(a) != len(b):
+        return False
+    return all(
+        i in skip
+        or (
+            len(x) == len(y)
+            and all(agree(u, v, tol) for u, v in zip(x, y, strict=True))
+        )
+        for i, (x, y) in enumerate(zip(a, b, strict=True))
+    )
+
+
+def check_output(page: Path, options: str, shown: str, printed: str) -> None:
+    r"""Each line of ``shown`` appears, in order, among the lines of
+    ``printed`` (see the module's docstring for ``options``)."""
+    opts = dict(re.findall(r"(\w+)=([^=]+?)(?=\s+\w+=|$)", options.strip()))
+    tol = float(opts.get("tol", 0))
+    header = [" ".join(c) for c in cells(shown.splitlines()[0])]
+    skip = {
+        header.index(name.strip()) for name in opts.get("skip", "").split(";") if name
+    }
+    lines = iter(printed.splitlines())
+    for want in shown.splitlines():
+        assert any(same_line(want, got, tol, skip) for got in lines), (
+            f"{page.name}: the page shows\n{want}\nbut the block before it printed\n"
+            f"{printed}"
+        )
+
+
+def run_page(page: Path) -> None:
+    r"""Runs the page's python and bash blocks in order in the current folder,
+    checking each ``<!-- output -->`` block against what the block before it
+    printed."""
+    namespace: dict = {"__name__": "__tutorial__"}
+    printed = None
+    text = page.read_text()
+    for match in BLOCK.finditer(text):
+        options, lang, body = match.groups()
+        if lang != "text":
+            printed = run_block(page, lang, body, namespace)
+        elif match.group(0).startswith("<!-- output"):
+            assert printed is not None, f"{page.name}: an output block before any code"
+            check_output(page, options or "", body, printed)
 
 
 @pytest.mark.dataset

@@ -91,7 +91,7 @@ def _train(tmp_path, algorithm, name, rounds, *extra):
 
     if not (tmp_path / "toy").is_dir():
         write_toy_folders(tmp_path / "toy")
-    args = ["train", "--data", str(tmp_path / "toy"), "--algorithm", algorithm]
+    args = ["train", str(tmp_path / "toy"), "--algorithm", algorithm]
     args += ["--out", str(tmp_path / name), "--rounds", str(rounds), "--dim", "8"]
     args += ["--eval-every", "1", "--batch-size", "32", "--num-negatives", "4"]
     args += ["--protocol", "fede", "--corrupt", "tail", "--local-epochs", "1"]

@@ -19,7 +19,7 @@ def test_series_variant_repeats_the_single_run(tmp_path, load_script, capsys):
     write_toy_folders(data)
     run = tmp_path / "single"
     s = m.SETTINGS
-    args = ["train", "--data", str(data), "--algorithm", "independent"]
+    args = ["train", str(data), "--algorithm", "independent"]
     args += ["--out", str(run), "--rounds", "3", "--eval-every", "1"]
     args += ["--model", s["model"], "--dim", str(s["dim"]), "--gamma", str(s["gamma"])]
     args += ["--loss", s["loss"], "--lr", str(s["lr"]), "--batch-size", "512"]

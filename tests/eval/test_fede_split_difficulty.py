@@ -90,7 +90,7 @@ def test_the_script_reproduces_the_runs_mrr(tmp_path, load_script, capsys):
     m = load_script("benchmarks/fede_split_difficulty.py")
     write_toy_folders(tmp_path / "toy")
     run = tmp_path / "single"
-    args = ["train", "--data", str(tmp_path / "toy"), "--algorithm", "independent"]
+    args = ["train", str(tmp_path / "toy"), "--algorithm", "independent"]
     args += ["--out", str(run), "--rounds", "2", "--eval-every", "1", "--dim", "8"]
     args += ["--batch-size", "32", "--num-negatives", "4", "--protocol", "fede"]
     assert fedgraph([*args, "--corrupt", "tail", "--quiet"]) == 0

@@ -63,7 +63,7 @@ def partition(tmp_path_factory):
 
 
 def _train(partition, algorithm, out, *extra):
-    argv = ["train", "--data", str(partition), "--algorithm", algorithm,
+    argv = ["train", str(partition), "--algorithm", algorithm,
             "--out", str(out), "--rounds", "2", "--eval-every", "1", "--quiet"]  # fmt: skip
     for k, v in ARGS.items():
         argv += [f"--{k.replace('_', '-')}", str(v)]
@@ -117,7 +117,7 @@ def test_kge_algorithm_contract(partition, tmp_path, algorithm, capsys):
     pytest.importorskip("flwr")
     from fedgraph.runtime.flower import run_local
     from fedgraph.runtime.flower.client_app import app as client_app
-    from fedgraph.runtime.flower.client_app import load_federation
+    from fedgraph.runtime.flower.federation import load_federation
     from fedgraph.runtime.flower.server_app import app as server_app
 
     out = tmp_path / "flower"
@@ -168,7 +168,7 @@ def rdf_partition(tmp_path_factory):
 
 
 def _train_rgcn(partition, algorithm, out, *extra):
-    argv = ["train", "--model", "rgcn", "--data", str(partition), "--algorithm",
+    argv = ["train", "--model", "rgcn", str(partition), "--algorithm",
             algorithm, "--out", str(out), "--quiet", *RGCN_ARGS]  # fmt: skip
     assert main(argv + list(extra)) == 0
     return json.loads((out / "results.json").read_text())

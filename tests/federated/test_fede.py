@@ -8,12 +8,9 @@ from fedlu_toy import toy_federation
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.data.shard import KGShard
 from fedgraph.federated import FedE, FedEC, FedEProx, Payload
-from fedgraph.federated.kge.client import (
-    KGEClient,
-    contrastive_direction,
-    contrastive_term,
-    proximal_term,
-)
+from fedgraph.federated.kge.client import KGEClient
+from fedgraph.federated.kge.fedec import contrastive_direction, contrastive_term
+from fedgraph.federated.kge.fedprox import proximal_term
 from fedgraph.federated.kge.setup import KGESettings, build_kge_federation, check_extra
 from fedgraph.models.kge import TransE
 from fedgraph.models.losses import KGELoss

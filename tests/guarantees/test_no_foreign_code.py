@@ -23,7 +23,7 @@ from fedgraph.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the source that reads files users hand it
-SCANNED = ("fedgraph", "benchmarks", "examples", "scripts")
+SCANNED = ("fedgraph", "benchmarks", "experiments", "examples", "scripts")
 
 #: calls that run code from what they read, whatever their arguments
 FORBIDDEN = {
@@ -243,7 +243,7 @@ def _write_federation(root: Path) -> None:
 def _recorded_run(tmp_path: Path) -> Path:
     data, out = tmp_path / "fed", tmp_path / "run"
     _write_federation(data)
-    argv = ["train", "--data", str(data), "--algorithm", "fede", "--out", str(out)]
+    argv = ["train", str(data), "--algorithm", "fede", "--out", str(out)]
     argv += ["--rounds", "1", "--local-epochs", "1", "--dim", "4"]
     argv += ["--batch-size", "8", "--num-negatives", "2", "--eval-every", "1"]
     assert main([*argv, "--record-uploads", "last", "--quiet"]) == 0

@@ -26,12 +26,12 @@ from flwr.common.constant import ErrorCode  # noqa: E402
 from fedgraph.federated import Payload  # noqa: E402
 from fedgraph.runtime.flower import ClientReplyError, LocalGrid, run_server  # noqa: E402
 from fedgraph.runtime.flower.client_app import app as client_app  # noqa: E402
-from fedgraph.runtime.flower.client_app import load_federation  # noqa: E402
 from fedgraph.runtime.flower.failures import (  # noqa: E402
     NODE_ERROR_MESSAGE,
     node_error_reason,
     node_error_reply,
 )
+from fedgraph.runtime.flower.federation import load_federation  # noqa: E402
 from fedgraph.runtime.flower.protocol import to_content  # noqa: E402
 
 SECRET = "SECRET-API-KEY=sk-4f1d9c2b7e"

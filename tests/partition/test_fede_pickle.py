@@ -55,7 +55,7 @@ def test_reads_fedes_format_in_global_ids(tmp_path):
             )  # fmt: skip
             assert glob.tolist() == rows
     assert fed.shards[1].entity_ids.tolist() == [1, 2, 9]
-    # converted to a partition folder that `fedgraph train --data` reads
+    # converted to a partition folder that `fedgraph train DIR` reads
     out = tmp_path / "part"
     assert main([str(path), "--out", str(out), "--num-entities", "12"]) == 0
     again = load_partition(out)

@@ -106,7 +106,7 @@ def test_load_benchmark_builds_then_reads_cache(data_root):
 def test_recipe_build_cache_and_rebuild(tmp_path, monkeypatch):
     import json
 
-    import fedgraph.data
+    import fedgraph.partition.benchmarks
 
     calls = []
 
@@ -114,7 +114,7 @@ def test_recipe_build_cache_and_rebuild(tmp_path, monkeypatch):
         calls.append(name)
         return random_kg(num_relations=6)
 
-    monkeypatch.setattr(fedgraph.data, "load_dataset", fake_load)
+    monkeypatch.setattr(fedgraph.partition.benchmarks, "load_dataset", fake_load)
     monkeypatch.setenv("FEDGRAPH_RECIPES", str(tmp_path))
     recipe = {
         "name": "Toy-Fed2",

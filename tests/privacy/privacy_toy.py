@@ -4,9 +4,9 @@ r"""A tiny seeded three-client FedE federation for the privacy tests
 from __future__ import annotations
 
 import torch
-from fedgraph.partition.shard import FederatedKG, KGShard
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
+from fedgraph.data.shard import FederatedKG, KGShard
 from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
 
 

@@ -11,13 +11,12 @@ from fedgraph.federated.kge.fede import ENTITY
 from fedgraph.privacy.alignment import KeyedHashClient, KeyedHashStrategy, entity_tokens
 from fedgraph.privacy.dp import DPUploadClient, clip_and_noise
 from fedgraph.privacy.secagg import (
-    MASKED,
-    MODULUS,
     SecAggClient,
     SecAggStrategy,
     neighbours,
     quantise,
 )
+from fedgraph.privacy.secagg_masks import MASKED, MODULUS
 from fedgraph.privacy.setup import PrivacySettings, apply_privacy
 from fedgraph.privacy.wrap import innermost
 from fedgraph.runtime import run_simulation

@@ -38,7 +38,7 @@ from fedgraph.privacy.flower import (  # noqa: E402
     server_app,
 )
 from fedgraph.runtime.flower import LocalGrid, run_local  # noqa: E402
-from fedgraph.runtime.flower.client_app import load_federation  # noqa: E402
+from fedgraph.runtime.flower.federation import load_federation  # noqa: E402
 
 SECRET = "00112233445566778899aabbccddeeff" * 2
 # 2^24 levels on [-8, 8]: each aggregated coordinate within half a step

@@ -35,9 +35,9 @@ from fedgraph.privacy.record import (  # noqa: E402
     recorded_rounds,
     round_file,
 )
-from fedgraph.privacy.secagg import MASKED  # noqa: E402
+from fedgraph.privacy.secagg_masks import MASKED  # noqa: E402
 from fedgraph.runtime.flower import run_local  # noqa: E402
-from fedgraph.runtime.flower.client_app import load_federation  # noqa: E402
+from fedgraph.runtime.flower.federation import load_federation  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -49,7 +49,7 @@ def _fresh_federation_cache(one_thread):
 def _train(data: Path, out: Path, *extra: str) -> None:
     r"""``fedgraph train`` with the settings of :func:`run_config`."""
     argv = [
-        "train", "--data", str(data), "--algorithm", "fede", "--out", str(out),
+        "train", str(data), "--algorithm", "fede", "--out", str(out),
         "--rounds", str(ROUNDS), "--eval-every", str(EVAL_EVERY), "--quiet",
         *(a for k, v in SETTINGS.items() if k != "model"
           for a in (f"--{k.replace('_', '-')}", str(v))),
@@ -284,7 +284,7 @@ def test_recording_a_fusion_run_records_the_training_rounds_and_fuses_the_same(
 
     data = save_partition(named_toy(), tmp_path / "toy3")
     single = tmp_path / "single"
-    argv = ["train", "--data", str(data), "--algorithm", "independent",
+    argv = ["train", str(data), "--algorithm", "independent",
             "--out", str(single), "--rounds", str(ROUNDS),
             "--eval-every", str(EVAL_EVERY), "--quiet", "--dim", "8",
             "--gamma", "4", "--lr", "0.01", "--batch-size", "16",

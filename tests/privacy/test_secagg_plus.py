@@ -8,13 +8,16 @@ from privacy_toy import build, toy_federation
 
 from fedgraph.federated.payload import Payload, PayloadError
 from fedgraph.privacy import secagg_plus as plus
-from fedgraph.privacy.secagg import (
+from fedgraph.privacy.secagg import SecAggClient, SecAggStrategy
+from fedgraph.privacy.secagg_masks import (
     MASKED,
     MODULUS,
     PEER,
-    SecAggClient,
-    SecAggStrategy,
-    _mask,
+    keyed,
+    mask,
+    pairwise_mask,
+    private_key,
+    public_key,
 )
 from fedgraph.privacy.secagg_transport import SecAggTransport
 from fedgraph.runtime.loop import LoopSettings, run_federation
@@ -124,22 +127,22 @@ def test_a_recovered_round_key_leaves_the_input_hidden_by_its_self_mask():
             if next(iter(payloads.values())).config.get(plus.RECOVERY):
                 seen["masked"] = out[0].arrays[MASKED]
                 seen["state"] = dict(self.clients[0].round_state)
-                seen["peers"] = plus._keyed(payloads[0].arrays, PEER)
+                seen["peers"] = keyed(payloads[0].arrays, PEER)
             return out
 
     _run(s, SecAggTransport(Spy(c), s), rounds=1)
     y, state = seen["masked"], seen["state"]
-    key, size = plus._private(state["key"]), y.numel()
+    key, size = private_key(state["key"]), y.numel()
     pairwise = torch.zeros(size, dtype=torch.long)
     assert sorted(seen["peers"]) == [1, 2]  # client 0 added +m for each (0 < j)
     for pk in seen["peers"].values():
-        pairwise += plus._pairwise(key, plus._public(pk), 1, size)
+        pairwise += pairwise_mask(key, public_key(pk), 1, size)
     unpaired = torch.remainder(y - pairwise, MODULUS)
     presence = lambda v: v.view(15, 9)[:, 8]  # noqa: E731  (dim 8 + 1)
     assert not torch.isin(presence(unpaired), torch.tensor([0, 1])).all()
     assert (unpaired > 2**24).float().mean() > 0.9  # uniform on [0, 2^32)
     # with the self-mask seed too: client 0's quantised rows and presence bits
-    x = torch.remainder(unpaired - _mask(state["seed"], 1, size), MODULUS)
+    x = torch.remainder(unpaired - mask(state["seed"], 1, size), MODULUS)
     assert presence(x).tolist() == [1] * 9 + [0] * 6
     assert int(x.max()) <= 2**24
 
@@ -165,7 +168,7 @@ def test_a_client_with_a_key_it_did_not_register_stops_the_round(threshold):
     class Restarting(InProcessTransport):
         def fit(self, rnd, payloads):
             if rnd == 2:
-                c[1]._private_key = ec.generate_private_key(ec.SECP384R1())
+                c[1].identity_key = ec.generate_private_key(ec.SECP384R1())
             return super().fit(rnd, payloads)
 
     inner = Restarting(c)

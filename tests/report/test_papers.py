@@ -54,7 +54,7 @@ def test_a_changed_results_file_changes_the_page(tmp_path):
     cmds = papers.render_page(
         "<!-- generated: fede-umls-commands -->\n<!-- end generated -->", results
     )
-    assert "`fedgraph train --data $FEDGRAPH_DATA/umls`" in cmds
+    assert "`fedgraph train $FEDGRAPH_DATA/umls`" in cmds
     with pytest.raises(ValueError, match="unknown generated block 'nope'"):
         papers.render_page("<!-- generated: nope -->\n<!-- end generated -->", results)
 

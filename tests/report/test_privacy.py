@@ -125,10 +125,10 @@ def test_commands_block_lists_the_run_and_its_audits(results):
     out = papers.BLOCKS["privacy-umls-commands"](results).splitlines()
     assert len(out) == 3
     assert out[0] == (
-        f"- `{PREFIX}-fede.json`: `fedgraph train --data $FEDGRAPH_DATA/umls`; "
+        f"- `{PREFIX}-fede.json`: `fedgraph train $FEDGRAPH_DATA/umls`; "
         "`fedgraph audit`; `fedgraph audit`"
     )
-    assert out[1].endswith("--data $FEDGRAPH_DATA/umls`; `fedgraph audit`")
+    assert out[1].endswith("train $FEDGRAPH_DATA/umls`; `fedgraph audit`")
 
 
 def test_umls_block_renders_the_recorded_runs():

@@ -37,7 +37,7 @@ def two_runs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("runs")
     _write_federation(tmp / "fed")
     for alg, rounds in (("fede", "2"), ("independent", "3")):
-        argv = ["train", "--data", str(tmp / "fed"), "--algorithm", alg,
+        argv = ["train", str(tmp / "fed"), "--algorithm", alg,
                 "--out", str(tmp / alg), "--rounds", rounds, *SMALL]  # fmt: skip
         if alg == "fede":
             argv += ["--local-epochs", "1"]

@@ -40,7 +40,7 @@ def runs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("runs")
     _write_federation(tmp / "fed")
     for alg, extra in (("fede", ["--local-epochs", "3"]), ("independent", [])):
-        argv = ["train", "--data", str(tmp / "fed"), "--algorithm", alg,
+        argv = ["train", str(tmp / "fed"), "--algorithm", alg,
                 "--out", str(tmp / alg), "--rounds", "3", *SMALL, *extra]  # fmt: skip
         assert main(argv) == 0
     return tmp

@@ -42,14 +42,12 @@ from fedgraph.runtime.flower import (  # noqa: E402
     run_local,
     run_server,
 )
-from fedgraph.runtime.flower.client_app import (  # noqa: E402
-    BEST,
-    load_federation,
-)
+from fedgraph.runtime.flower.client_app import BEST  # noqa: E402
 from fedgraph.runtime.flower.client_app import (
     app as client_app,
 )
 from fedgraph.runtime.flower.failures import NODE_ERROR_MESSAGE  # noqa: E402
+from fedgraph.runtime.flower.federation import load_federation  # noqa: E402
 from fedgraph.runtime.flower.protocol import from_content, to_content  # noqa: E402
 from fedgraph.runtime.flower.server_app import app as server_app  # noqa: E402
 from fedgraph.runtime.flower.state import (  # noqa: E402
@@ -938,7 +936,7 @@ def _cli_runs(partition, root):
     fusion results."""
     from fedgraph.cli.main import main
 
-    common = ["--data", str(partition), "--rounds", str(ROUNDS), "--quiet"]
+    common = [str(partition), "--rounds", str(ROUNDS), "--quiet"]
     common += ["--eval-every", str(EVAL_EVERY), "--dim", "8", "--gamma", "4"]
     common += ["--lr", "0.01", "--batch-size", "16", "--num-negatives", "4"]
     common += ["--seed", "0"]

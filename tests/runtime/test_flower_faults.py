@@ -25,7 +25,7 @@ from fedgraph.runtime.flower import (  # noqa: E402
     run_server,
 )
 from fedgraph.runtime.flower.client_app import app as client_app  # noqa: E402
-from fedgraph.runtime.flower.client_app import load_federation  # noqa: E402
+from fedgraph.runtime.flower.federation import load_federation  # noqa: E402
 from fedgraph.runtime.flower.protocol import SERVER_ROUND, from_content  # noqa: E402
 from fedgraph.runtime.flower.server_app import app as server_app  # noqa: E402
 

@@ -142,3 +142,25 @@ def test_the_launcher_takes_a_heartbeat_interval(capsys):
     assert "--heartbeat-interval: must lie in [10, 1800] s, the SuperLink's " in (
         capsys.readouterr().err
     )
+
+
+def test_the_flower_pin_admits_exactly_the_tested_releases():
+    from importlib.metadata import version
+    from pathlib import Path
+
+    import tomllib
+    from packaging.requirements import Requirement
+
+    meta = tomllib.loads(
+        (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
+    )
+    extras = meta["project"]["optional-dependencies"]
+    for extra in ("flower", "privacy"):
+        (req,) = [Requirement(r) for r in extras[extra] if r.startswith("flwr")]
+        for minor in polling.FLOWER_TESTED:
+            assert req.specifier.contains(f"{minor}.0"), (extra, minor)
+        assert not req.specifier.contains("1.40.9"), extra
+        newer = polling.FLOWER_TESTED[-1].split(".")
+        assert not req.specifier.contains(f"{newer[0]}.{int(newer[1]) + 1}.0"), extra
+    installed = ".".join(version("flwr").split(".")[:2])
+    assert installed in polling.FLOWER_TESTED

@@ -14,6 +14,8 @@ import torch
 
 pytest.importorskip("flwr")
 
+from fedgraph.federated.algorithms import get  # noqa: E402
+from fedgraph.federated.rgcn.setup import RGCNSettings  # noqa: E402
 from fedgraph.partition.rdf_type import RDFTypePartitioner  # noqa: E402
 from fedgraph.runtime import run_simulation  # noqa: E402
 from fedgraph.runtime.flower import run_local  # noqa: E402
@@ -27,7 +29,6 @@ from fedgraph.runtime.flower.rgcn import (  # noqa: E402
 from fedgraph.runtime.flower.state import load_state  # noqa: E402
 from fedgraph.runtime.rgcn_runner import (  # noqa: E402
     build_clients,
-    build_strategy,
     loop_kwargs,
     run_fed_rgcn,
 )
@@ -100,9 +101,9 @@ def test_flower_rgcn_equals_the_simulation(partition, tmp_path, algorithm):
     clients = build_clients(
         fed, hidden_channels=HIDDEN, num_bases=BASES, local_epochs=EPOCHS
     )
-    strategy = build_strategy(
-        algorithm, clients[0].initial_arrays(), local_epochs=EPOCHS
-    )
+    alg = get(algorithm, "rgcn")
+    common = RGCNSettings(local_epochs=EPOCHS)
+    strategy = alg.build.strategy(common, alg.parse({}), clients[0].initial_arrays())
     run_simulation(strategy, clients, **loop_kwargs(ROUNDS), progress=False)
     server = torch.load(out / "server.pt", weights_only=False)
     assert server["round"] == ROUNDS

@@ -19,6 +19,8 @@ from fedgraph.federated.kge.fede import ENTITY, FedE
 from fedgraph.federated.payload import Payload, Scalar
 from fedgraph.models.kge import KGEModel
 from fedgraph.training.mutual import mutual_epochs
+from fedgraph.training.mutual_regime import mutual_regime_epochs
+from fedgraph.training.regimes import AllEntityRegime, NegativeSampling
 
 #: config key: the distillation weight sent by the server (both directions,
 #: unless the two keys below say otherwise).
@@ -304,6 +306,12 @@ class FedLUClient(KGEClient):
         **kwargs: Any,
     ) -> None:
         super().__init__(shard, model, **kwargs)
+        plain = repr(self.regime) == repr(NegativeSampling())
+        if not plain and not isinstance(self.regime, AllEntityRegime):
+            raise ValueError(
+                "FedLU's mutual distillation trains with plain negative sampling "
+                f"or an all-entity regime (got `regime` {self.regime!r})"
+            )
         self.mu_distill = float(mu_distill)
         self.local_init = _check_choice("local_init", local_init, LOCAL_INITS)
         self.global_relations = _check_choice(
@@ -361,6 +369,11 @@ class FedLUClient(KGEClient):
         mu_local = float(payload.config.get(MU_LOCAL, mu))
         mu_global = float(payload.config.get(MU_GLOBAL, mu))
         triples, weights, generator = self.draws()
+        if isinstance(self.regime, AllEntityRegime):  # distilled over all entities
+            losses = self._mutual_regime(
+                triples, weights, generator, mu_local, mu_global
+            )
+            return self._reply(*losses, mu_local, mu_global)
         loss_l, loss_g = mutual_epochs(
             self.model,
             self.global_model,
@@ -378,6 +391,41 @@ class FedLUClient(KGEClient):
             modes=self.modes,
             sample_on=self.sample_on,
         )
+        return self._reply(loss_l, loss_g, mu_local, mu_global)
+
+    def _mutual_regime(
+        self,
+        triples: Tensor,
+        weights: Tensor | None,
+        generator: torch.Generator,
+        mu_local: float,
+        mu_global: float,
+    ) -> tuple[float, float]:
+        r"""The local epochs of :meth:`fit` under an all-entity regime
+        (:func:`~fedgraph.training.mutual_regime.mutual_regime_epochs`)."""
+        data = self.training_data()
+        return mutual_regime_epochs(
+            self.model,
+            self.global_model,
+            data._replace(items=triples, weights=weights),
+            regime=self.regime,  # type: ignore[arg-type]
+            epochs=self.local_epochs,
+            batch_size=self.batch_size,
+            local_optimizer=self.optimizer,
+            global_optimizer=self.global_optimizer,
+            generator=generator,
+            mu_distill=mu_local,
+            mu_global=mu_global,
+            modes=self.modes,
+            labels=data.labels,
+            sample_on=self.sample_on,
+        )
+
+    def _reply(
+        self, loss_l: float, loss_g: float, mu_local: float, mu_global: float
+    ) -> Payload:
+        r"""The reply of :meth:`fit`: the global rows and the round's
+        metrics."""
         return Payload(
             arrays={ENTITY: cpu_copy(self.global_table)},
             row_ids={ENTITY: self.shard.entity_ids.clone()},

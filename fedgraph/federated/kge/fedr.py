@@ -166,7 +166,7 @@ def build_fedr(fed: Any, s: Any, x: object = None) -> tuple[FedR, dict[int, Any]
         raise ValueError(
             "FedR clients evaluate their own models (`evaluate_with='local'`)"
         )
-    probe = resolve_model(s.model, 1, 1, s.dim, gamma=s.gamma)
+    probe = resolve_model(s.model, 1, 1, s.dim, gamma=s.gamma, **s.model_kwargs)
     strategy = FedR(
         fed.num_relations,
         probe.relation_embedding.weight.size(1),

@@ -3,8 +3,8 @@ r"""Builds a federated KGE run (strategy + clients) from a
 
 The algorithms themselves live in the registry
 (:mod:`fedgraph.federated.algorithms`, family ``"kge"``: the modules of
-:mod:`fedgraph.federated.kge`); ``kge_algorithms`` (name → builder) and
-``extra_settings`` (name → declared settings and defaults) are views of it.
+:mod:`fedgraph.federated.kge`); :func:`kge_algorithms` (name → builder) and
+:func:`extra_settings` (name → declared settings and defaults) are views of it.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from fedgraph.federated.kge.client import KGEClient
 from fedgraph.federated.kge.fede import FedE
 from fedgraph.models.kge import models, resolve_model
 from fedgraph.models.memory import check_kge_memory
-from fedgraph.registry import resolve_class
+from fedgraph.training.regimes import resolve_regime
 from fedgraph.training.sample_on import check_sample_on
 
 
@@ -39,6 +39,9 @@ class KGESettings:
 
     Args:
         model (str): KGE model name. (default: ``"transe"``)
+        model_kwargs (dict): the model's own hyperparameters (TransE's
+            ``p_norm``; :meth:`fedgraph.registry.Registry.hyperparameters`),
+            each checked against its constructor. (default: ``{}``)
         dim (int): embedding dimension. (default: 256)
         gamma (float): margin (FedLU's code forces 9 for TransE/RotatE).
         lr (float): Adam learning rate. (default: 1e-4)
@@ -62,9 +65,16 @@ class KGESettings:
             (on ``device``, no host sync per step; another, seeded stream per
             device type; :mod:`fedgraph.training.sample_on`).
             (default: ``"host"``)
+        regime (str): the clients' training regime
+            (:mod:`fedgraph.training.regimes`: ``"negative-sampling"``,
+            ``"1vsall"``, ``"kvsall"``). (default: ``"negative-sampling"``)
+        regime_kwargs (dict): its settings (``loss``, ``label_smoothing``,
+            ``reciprocal``, ``regularizer``, ``regularizer_weight``,
+            ``entity_dropout``, ``relation_dropout``). (default: ``{}``)
     """
 
     model: str = "transe"
+    model_kwargs: dict[str, Any] = field(default_factory=dict)
     dim: int = 256
     gamma: float = 9.0
     lr: float = 1e-4
@@ -81,9 +91,17 @@ class KGESettings:
     extra: dict[str, Any] = field(default_factory=dict)
     device: str = "cpu"
     sample_on: str = "host"
+    regime: str = "negative-sampling"
+    regime_kwargs: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         check_sample_on(self.sample_on)
+        try:
+            models.resolve_class(self.model)
+        except ValueError as exc:
+            raise ValueError(f"`model`: {exc}") from None
+        self.model_kwargs = models.check_kwargs(self.model, self.model_kwargs)
+        resolve_regime(self.regime, **self.regime_kwargs)  # checked early
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -98,7 +116,12 @@ def build_clients(
     for shard in fed.shards:
         torch.manual_seed(s.seed * 1009 + shard.client_id)
         model = resolve_model(
-            s.model, shard.num_entities, shard.num_relations, s.dim, gamma=s.gamma
+            s.model,
+            shard.num_entities,
+            shard.num_relations,
+            s.dim,
+            gamma=s.gamma,
+            **s.model_kwargs,
         )
         clients[shard.client_id] = cls(
             shard,
@@ -112,6 +135,8 @@ def build_clients(
             seed=s.seed,
             device=s.device,
             sample_on=s.sample_on,
+            regime=s.regime,
+            regime_kwargs=s.regime_kwargs,
             **kwargs,
         )
     return clients
@@ -119,7 +144,7 @@ def build_clients(
 
 def entity_geometry(s: KGESettings) -> tuple[int, float]:
     r"""The entity table's width and initialisation range for ``s.model``."""
-    probe = resolve_model(s.model, 1, 1, s.dim, gamma=s.gamma)
+    probe = resolve_model(s.model, 1, 1, s.dim, gamma=s.gamma, **s.model_kwargs)
     return probe.entity_embedding.weight.size(1), probe.embedding_range
 
 
@@ -185,7 +210,7 @@ def build_kge_federation(
     check_kge_memory(  # every client's tables, before any is allocated
         [(shard.num_entities, shard.num_relations) for shard in fed.shards],
         settings.dim,
-        model=resolve_class(settings.model, models),
+        model=models.resolve_class(settings.model),
         batch_size=settings.batch_size,
         num_negatives=settings.num_negatives,
         shared_negatives=settings.shared_negatives,
@@ -204,14 +229,15 @@ SETTING_NAMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    # views of the registry, built on first use (the registry imports the
-    # family modules, which import this one)
-    if name == "kge_algorithms":
-        return {k: a.build for k, a in algorithms("kge").items()}
-    if name == "extra_settings":
-        return {k: a.defaults() for k, a in algorithms("kge").items()}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def kge_algorithms() -> dict[str, Callable[..., Any]]:
+    r"""Every registered KGE algorithm's name → its builder."""
+    return {k: a.build for k, a in algorithms("kge").items()}
+
+
+def extra_settings() -> dict[str, dict[str, Any]]:
+    r"""Every registered KGE algorithm's name → its declared settings and
+    their defaults."""
+    return {k: a.defaults() for k, a in algorithms("kge").items()}
 
 
 __all__ = [
@@ -225,4 +251,6 @@ __all__ = [
     "known_extra_settings",
     "setting_owners",
     "cast_setting",
+    "kge_algorithms",
+    "extra_settings",
 ]

@@ -3,13 +3,21 @@ FedAvg, FedProx, FedAlign and their "-L" variants (``fedavg-l`` …)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
+from torch import Tensor
+
 from fedgraph.federated.algorithms import Algorithm, NoSettings, setting
-from fedgraph.federated.rgcn.setup import build_rgcn_federation
+from fedgraph.federated.base import Strategy
+from fedgraph.federated.fedavg import FedAvg
+from fedgraph.federated.fedprox import FedProx
+from fedgraph.federated.rgcn.fedalign import FedAlign, SyncOnEvaluate
+from fedgraph.federated.rgcn.setup import RGCNBuilder
+from fedgraph.federated.separated import Separated
+
+Arrays = Mapping[str, Tensor] | None
 
 
 @dataclass(frozen=True)
@@ -39,23 +47,37 @@ REFERENCE = (
 )
 
 
-def _build(method: str) -> Callable[..., Any]:
-    return partial(build_rgcn_federation, method)
+def _separated(initial: Arrays, config: dict[str, Any], x: Any) -> Strategy:
+    return Separated(config=config)
 
 
+def _fedavg(initial: Arrays, config: dict[str, Any], x: Any) -> Strategy:
+    return SyncOnEvaluate(FedAvg(initial, config=config))
+
+
+def _fedprox(initial: Arrays, config: dict[str, Any], x: Any) -> Strategy:
+    return SyncOnEvaluate(FedProx(initial, proximal_mu=x.mu, config=config))
+
+
+def _fedalign(initial: Arrays, config: dict[str, Any], x: Any) -> Strategy:
+    return SyncOnEvaluate(FedAlign(initial, mu=x.mu, config=config))
+
+
+# the -L variants: the same strategies, whose LipschitzSettings switch the
+# clients' gradient penalty on (fedgraph.federated.rgcn.setup.train_config)
 ALGORITHMS = [
     Algorithm("sp", "rgcn", "separated training: every client alone (no sharing)",
-              _build("sp"), NoSettings, reference=REFERENCE),
+              RGCNBuilder(_separated, shares_bases=False), NoSettings, reference=REFERENCE),
     Algorithm("fedavg", "rgcn", "FedAvg of the R-GCN bases (relation coefficients stay local)",
-              _build("fedavg"), NoSettings, reference=REFERENCE),
+              RGCNBuilder(_fedavg), NoSettings, reference=REFERENCE),
     Algorithm("fedprox", "rgcn", "FedAvg of the bases plus a proximal term",
-              _build("fedprox"), MuSettings, reference=REFERENCE),
+              RGCNBuilder(_fedprox), MuSettings, reference=REFERENCE),
     Algorithm("fedalign", "rgcn", "FedAvg of the bases plus the optimal-transport basis alignment",
-              _build("fedalign"), MuSettings, reference=REFERENCE),
+              RGCNBuilder(_fedalign), MuSettings, reference=REFERENCE),
     Algorithm("fedavgl", "rgcn", "FedAvg of the R-GCN bases, with the -L gradient penalty",
-              _build("fedavg-l"), LipschitzSettings, reference=REFERENCE),
+              RGCNBuilder(_fedavg), LipschitzSettings, reference=REFERENCE),
     Algorithm("fedproxl", "rgcn", "FedAvg of the bases plus a proximal term, with the -L gradient penalty",
-              _build("fedprox-l"), MuLipschitzSettings, reference=REFERENCE),
+              RGCNBuilder(_fedprox), MuLipschitzSettings, reference=REFERENCE),
     Algorithm("fedalignl", "rgcn", "FedAlign with the -L gradient penalty",
-              _build("fedalign-l"), MuLipschitzSettings, reference=REFERENCE),
+              RGCNBuilder(_fedalign), MuLipschitzSettings, reference=REFERENCE),
 ]  # fmt: skip

@@ -1,9 +1,12 @@
-r"""Builders of the R-GCN family: FedAlign's methods (Table 4) as a
-strategy and one :class:`~fedgraph.federated.rgcn.client.RGCNClient` per
-shard, and FedAlign's evaluation protocol for the round loop."""
+r"""Builders of the R-GCN family: a registered method's strategy
+(:class:`RGCNBuilder`, each method's own module of
+:mod:`fedgraph.federated.rgcn` says how it makes its strategy) and one
+:class:`~fedgraph.federated.rgcn.client.RGCNClient` per shard, and
+FedAlign's evaluation protocol for the round loop."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,59 +14,37 @@ import torch
 
 from fedgraph.data.rdf_graph import RDFGraph  # noqa: F401
 from fedgraph.federated.base import Strategy
-from fedgraph.federated.fedavg import FedAvg
-from fedgraph.federated.fedprox import FedProx
 from fedgraph.federated.rgcn.client import LOCAL_EPOCHS, RGCNClient
-from fedgraph.federated.rgcn.fedalign import FedAlign, SyncOnEvaluate
 from fedgraph.federated.rgcn.terms import (
     LIPSCHITZ_CLIP,
     LIPSCHITZ_LAMBDA,
     LIPSCHITZ_ONE_SIDED,
 )
-from fedgraph.federated.separated import Separated
 from fedgraph.partition.rdf_shard import FederatedRDF
 
-#: Method names of FedAlign's Table 4.
-METHODS = ("sp", "fedavg", "fedprox", "fedalign", "fedavg-l", "fedprox-l", "fedalign-l")
+#: ``make(initial_arrays, config, settings) -> Strategy``: how a method makes
+#: its strategy from the initial global bases (:obj:`None`: the seed
+#: client's registration), the clients' training config and its settings.
+StrategyMaker = Callable[
+    [Mapping[str, torch.Tensor] | None, dict[str, Any], Any], Strategy
+]
 
 
-def build_strategy(
-    method: str,
-    initial_arrays: dict[str, torch.Tensor] | None = None,
-    *,
-    mu: float = 10.0,
-    lam: float = 10.0,
-    local_epochs: int = 5,
-    one_sided: bool = False,
-    clip: float | None = 1.0,
-) -> Strategy:
-    r"""The strategy of ``method`` (one of :data:`METHODS`): SP, FedAvg,
-    FedProx (:math:`\mu`), FedAlign (:math:`\mu`), and with ``-l`` the
-    gradient penalty :math:`\lambda` of Eq. 11 on top (``one_sided`` for
-    the variant of :func:`~fedgraph.federated.rgcn.lipschitz.gradient_penalty`),
-    its own gradient clipped to 2-norm ``clip`` (``None``: unclipped, as
+def train_config(local_epochs: int, x: Any) -> dict[str, Any]:
+    r"""The clients' training config: ``local_epochs``, and the -L gradient
+    penalty of Eq. 11 when the method's settings ``x`` declare its weight
+    :math:`\lambda` (``lam``, with ``one_sided`` for the variant of
+    :func:`~fedgraph.federated.rgcn.lipschitz.gradient_penalty` and its own
+    gradient clipped to 2-norm ``clip``; ``clip = 0``: unclipped, as
     printed, which diverges to NaN on MUTAG and AIFB at the published
-    :math:`\lambda` and lr). Federated ones evaluate with the
-    global bases synchronised in (:class:`SyncOnEvaluate`). Without
-    ``initial_arrays`` they take the initial bases from the client that
-    registers them (:func:`build_clients`' ``seed_client``)."""
-    key = method.lower()
-    if key not in METHODS:
-        raise ValueError(f"Unknown `method` '{method}' (choices: {list(METHODS)})")
-    base, lipschitz = key.removesuffix("-l"), key.endswith("-l")
+    :math:`\lambda` and lr)."""
     config: dict[str, Any] = {LOCAL_EPOCHS: local_epochs}
-    if lipschitz:
-        config[LIPSCHITZ_LAMBDA] = lam
-        config[LIPSCHITZ_ONE_SIDED] = one_sided
-        if clip is not None:
-            config[LIPSCHITZ_CLIP] = clip
-    if base == "sp":
-        return Separated(config=config)
-    if base == "fedavg":
-        return SyncOnEvaluate(FedAvg(initial_arrays, config=config))
-    if base == "fedprox":
-        return SyncOnEvaluate(FedProx(initial_arrays, proximal_mu=mu, config=config))
-    return SyncOnEvaluate(FedAlign(initial_arrays, mu=mu, config=config))
+    if hasattr(x, "lam"):
+        config[LIPSCHITZ_LAMBDA] = x.lam
+        config[LIPSCHITZ_ONE_SIDED] = x.one_sided
+        if x.clip != 0:
+            config[LIPSCHITZ_CLIP] = x.clip
+    return config
 
 
 def build_clients(
@@ -97,12 +78,6 @@ def build_clients(
         )
         for c in ids
     }
-
-
-def initial_bases_client(method: str) -> int | None:
-    r"""The client whose initial bases seed ``method``'s global bases:
-    client 0, or :obj:`None` for SP (no global bases)."""
-    return None if method.lower() == "sp" else 0
 
 
 def loop_kwargs(rounds: int, seed: int = 0) -> dict[str, Any]:
@@ -139,39 +114,67 @@ class RGCNSettings:
     seed: int = 0
 
 
-def build_rgcn_federation(
-    method: str, fed: FederatedRDF, common: RGCNSettings, x: Any
-) -> tuple[Strategy, dict[int, RGCNClient]]:
-    r"""The strategy and clients of ``method`` on ``fed`` (the registry's
-    R-GCN builder); ``x`` holds the method's own settings (``mu``, ``lam``,
-    ``one_sided``, ``clip``; ``clip = 0``: unclipped)."""
-    clip = getattr(x, "clip", 1.0)
-    clients = build_clients(
-        fed,
-        hidden_channels=common.hidden_channels,
-        num_bases=common.num_bases,
-        lr=common.lr,
-        local_epochs=common.local_epochs,
-        seed=common.seed,
-        seed_client=initial_bases_client(method),
-    )
-    strategy = build_strategy(  # initial bases: the seed client's registration
-        method,
-        mu=getattr(x, "mu", 10.0),
-        lam=getattr(x, "lam", 10.0),
-        local_epochs=common.local_epochs,
-        one_sided=getattr(x, "one_sided", False),
-        clip=None if clip == 0 else clip,
-    )
-    return strategy, clients
+@dataclass(frozen=True)
+class RGCNBuilder:
+    r"""The registry builder of an R-GCN method
+    (:attr:`~fedgraph.federated.algorithms.Algorithm.build`): called with
+    ``(fed, common, x)`` it gives the strategy and the clients; the Flower
+    apps call :meth:`strategy` (the server) and :meth:`clients` (a node)
+    apart.
+
+    Args:
+        make (StrategyMaker): makes the method's strategy.
+        shares_bases (bool, optional): whether the method has global bases,
+            which client 0 seeds with its initial ones when it registers
+            (:obj:`False`: separated training). (default: :obj:`True`)
+    """
+
+    make: StrategyMaker
+    shares_bases: bool = True
+
+    def strategy(
+        self,
+        common: RGCNSettings,
+        x: Any,
+        initial_arrays: Mapping[str, torch.Tensor] | None = None,
+    ) -> Strategy:
+        r"""The method's strategy for the shared settings ``common`` and its
+        own ``x`` (initial bases: ``initial_arrays``, else the seed client's
+        registration)."""
+        return self.make(initial_arrays, train_config(common.local_epochs, x), x)
+
+    def clients(
+        self,
+        fed: FederatedRDF,
+        common: RGCNSettings,
+        client_ids: list[int] | None = None,
+    ) -> dict[int, RGCNClient]:
+        r"""The clients of ``fed`` (or those of ``client_ids``):
+        :func:`build_clients` with client 0 seeding the global bases when
+        the method shares them."""
+        return build_clients(
+            fed,
+            hidden_channels=common.hidden_channels,
+            num_bases=common.num_bases,
+            lr=common.lr,
+            local_epochs=common.local_epochs,
+            seed=common.seed,
+            client_ids=client_ids,
+            seed_client=0 if self.shares_bases else None,
+        )
+
+    def __call__(
+        self, fed: FederatedRDF, common: RGCNSettings, x: Any
+    ) -> tuple[Strategy, dict[int, RGCNClient]]:
+        clients = self.clients(fed, common)
+        return self.strategy(common, x), clients
 
 
 __all__ = [
-    "METHODS",
     "RGCNSettings",
-    "build_rgcn_federation",
-    "build_strategy",
+    "RGCNBuilder",
+    "StrategyMaker",
+    "train_config",
     "build_clients",
-    "initial_bases_client",
     "loop_kwargs",
 ]

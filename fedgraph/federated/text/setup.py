@@ -144,8 +144,9 @@ def load_text_model(
 def compact_relations(graph: KnowledgeGraph) -> KnowledgeGraph:
     r"""``graph`` with its relations renumbered ``0 … R' - 1`` over the ones
     its triples use (in ascending id order), so a client holds prefixes only
-    for its own relations (DBP-5L's shared vocabulary has 960; Greek uses
-    111). Entity ids and names are unchanged."""
+    for its own relations (DBP-5L's shared vocabulary has 960; Greek's
+    triples use 160 over all splits, 153 in training). Entity ids and names
+    are unchanged."""
     used = torch.unique(graph.all_triples()[:, 1])
     new_id = torch.full((graph.num_relations,), -1, dtype=torch.long)
     new_id[used] = torch.arange(used.numel())

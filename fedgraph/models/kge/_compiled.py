@@ -18,16 +18,19 @@ specialise and recompile) and concatenates or sums the blocks' results: an
 evaluation chunk of 512 queries against 13,452 RotatE candidates (27 MB) ran
 3× faster in 1 MiB blocks, which stay in this CPU's 2 MiB L2.
 
-Each kernel is compiled with ``cpp.simdlen`` set to the vector width of the
-instruction set TorchInductor picks for this CPU (:func:`compile_options`).
-That changes no generated code, but it puts the width into the key of
 TorchInductor's on-disk cache (``TORCHINDUCTOR_CACHE_DIR``, by default
-``/tmp/torchinductor_$USER``), whose key otherwise leaves the instruction set
-out: with a cache written under AVX-512 and read under AVX2
+``torchinductor_$USER`` in the system's temporary folder) keeps the compiled
+kernels across processes, but its key leaves the CPU's instruction set out:
+with a cache written under AVX-512 and read under AVX2
 (``ATEN_CPU_CAPABILITY=avx2``, or one cache directory shared by machines of
 both kinds), the cached RotatE modulus kernel summed every other block of
 coordinates (distances of about half the true value, silently), and an AVX2
-cache read under AVX-512 aborted the process.
+cache read under AVX-512 aborted the process. Before its first compilation a
+set therefore points ``TORCHINDUCTOR_CACHE_DIR`` at a subfolder named after
+the instruction set TorchInductor picks (:func:`isa_cache_dir`, e.g.
+``.../isa-avx2``), for the whole process: each instruction set has its own
+cache, and :func:`torch.compile` runs with its default options (the same
+generated code as without the subfolder).
 
 ``FEDGRAPH_COMPILE=0`` in the environment turns every set off
 (:func:`env_enabled`). Each set keeps its state in its module's globals
@@ -40,6 +43,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -51,18 +55,53 @@ Kernel = Callable[..., Tensor]
 KERNEL_NAMES = ("forward", "grad_query", "grad_cand")
 
 
-def compile_options() -> dict[str, Any]:
-    r"""``{"cpp.simdlen": bits}``, the vector width TorchInductor picks for
-    this CPU, as :func:`torch.compile` ``options``; empty where it picks
-    none or cannot say."""
+#: Prefix of the per-instruction-set cache subfolder (:func:`isa_cache_dir`).
+ISA_PREFIX = "isa-"
+
+
+def isa_name() -> str:
+    r"""The vector instruction set TorchInductor picks for this process
+    (``"avx2"``, ``"avx512"``, ...; ``"none"`` without one), honouring
+    ``ATEN_CPU_CAPABILITY``; ``"unknown"`` where TorchInductor cannot say."""
     try:
         from torch._inductor.cpu_vec_isa import pick_vec_isa
 
         isa = pick_vec_isa()
-        bits = int(isa.bit_width()) if isa else 0
-    except Exception:  # a TorchInductor without this helper: its default
-        return {}
-    return {"cpp.simdlen": bits} if bits > 0 else {}
+    except Exception:  # a TorchInductor without this helper
+        return "unknown"
+    if not isa:
+        return "none"
+    return re.sub(r"[^a-z0-9_]+", "-", str(isa).lower()).strip("-") or "unknown"
+
+
+def isa_cache_dir(base: str | None = None) -> str:
+    r"""TorchInductor's cache folder for this instruction set:
+    ``base/isa-<name>`` (:func:`isa_name`), where ``base`` is
+    ``TORCHINDUCTOR_CACHE_DIR`` (or TorchInductor's default) with any
+    ``isa-*`` subfolder already added by a parent process removed.
+
+    Args:
+        base (str, optional): the cache folder to start from.
+            (default: ``TORCHINDUCTOR_CACHE_DIR`` or TorchInductor's default)
+    """
+    if base is None:
+        base = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    if not base:
+        from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+
+        base = default_cache_dir()
+    base = os.path.abspath(base)
+    if os.path.basename(base).startswith(ISA_PREFIX):
+        base = os.path.dirname(base)
+    return os.path.join(base, ISA_PREFIX + isa_name())
+
+
+def use_isa_cache_dir() -> str:
+    r"""Points ``TORCHINDUCTOR_CACHE_DIR`` at :func:`isa_cache_dir` for the
+    rest of the process (and the processes it starts); returns the folder."""
+    folder = isa_cache_dir()
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
+    return folder
 
 
 def env_enabled() -> bool:
@@ -131,14 +170,14 @@ class KernelSet:
     def _compiled(self) -> dict[str, Kernel]:
         if self.namespace["_KERNELS"] is None:
             logging.getLogger("fedgraph").info(
-                "compiling the %s kernels (torch.compile, once per process: "
-                "seconds on an idle CPU, minutes on a busy one; "
-                "FEDGRAPH_COMPILE=0 skips it)",
+                "compiling the %s kernels (torch.compile, once per machine: "
+                "seconds on an idle CPU, minutes on a busy one, then loaded from "
+                "TorchInductor's cache; FEDGRAPH_COMPILE=0 skips it)",
                 self.label,
             )
-            options = compile_options()
+            use_isa_cache_dir()
             self.namespace["_KERNELS"] = {
-                name: torch.compile(fn, dynamic=True, options=options)
+                name: torch.compile(fn, dynamic=True)
                 for name, fn in self.kernels.items()
             }
         return self.namespace["_KERNELS"]
@@ -256,7 +295,9 @@ __all__ = [
     "FusedDistance",
     "GatheredDistance",
     "GroupedDistance",
-    "compile_options",
+    "isa_name",
+    "isa_cache_dir",
+    "use_isa_cache_dir",
     "env_enabled",
     "check_pair",
 ]

@@ -13,8 +13,9 @@ reductions written as broadcasts and compiled with :func:`torch.compile`
 never materialised) ran 7× faster forward and 3× faster backward on this
 2-core AVX-512 CPU (``benchmarks/kge_speed.py``, ``docs/benchmarks.md``).
 
-Compilation happens once per process on first use (≈ 8 s per kernel, shapes
-dynamic). If it is unavailable or fails (no C++ compiler, an unsupported
+Compilation happens on first use (≈ 8 s per kernel, shapes dynamic), once per
+machine: later processes load the kernels from TorchInductor's on-disk cache
+(:mod:`fedgraph.models.kge._compiled`). If it is unavailable or fails (no C++ compiler, an unsupported
 platform), :func:`l1_distance` warns and falls back to :func:`torch.cdist`,
 as it does silently under ``FEDGRAPH_COMPILE=0``, so results never depend on
 it being there (shared machinery: :mod:`fedgraph.models.kge._compiled`). The

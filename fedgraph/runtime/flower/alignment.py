@@ -26,6 +26,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fedgraph.runtime.flower.config import partition_id
+from fedgraph.runtime.flower.federation import load_federation
 from fedgraph.runtime.flower.protocol import PARTITION_ID, ClientReplyError
 
 #: what a node sends in its alignment reply: integers, floats, strings, bools.
@@ -132,9 +134,6 @@ def describe_kge_node(settings: Any, node_config: Any) -> Reply:
     r"""A KGE node's alignment reply: its ``partition-id``, the number of
     clients and the global vocabulary size (``num-entities``) of its
     partition. Its triples, entity and relation names stay on the node."""
-    from fedgraph.runtime.flower.client_app import load_federation
-    from fedgraph.runtime.flower.config import partition_id
-
     fed = load_federation(settings.data)
     return {
         PARTITION_ID: partition_id(node_config, fed.num_clients),

@@ -16,8 +16,8 @@ loaded from and written back to ``context.state``
   fused with the node's single-KG model when the run config asks for FedE's
   model fusion, :func:`fuse_on_node`).
 
-The read-only data (the partition) is cached per process: it never changes
-during a run, so a cache can only save reloading it.
+The read-only data (the partition) is cached per process
+(:func:`~fedgraph.runtime.flower.federation.load_federation`).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from typing import Any
 
 from fedgraph.federated.base import Client
 from fedgraph.federated.payload import Payload
+from fedgraph.runtime.flower.alignment import KGE_ALIGNMENT
 from fedgraph.runtime.flower.config import (
     FlowerRunSettings,
     node_device,
@@ -37,6 +38,7 @@ from fedgraph.runtime.flower.config import (
     use_threads,
 )
 from fedgraph.runtime.flower.failures import node_errors_mod
+from fedgraph.runtime.flower.federation import load_federation
 from fedgraph.runtime.flower.protocol import (
     BEST_ROUND,
     CHECKPOINT,
@@ -65,23 +67,6 @@ CURRENT, CANDIDATE, BEST = "client", "candidate", "best"
 
 #: ``f(settings, node_config) -> (client, client id)``.
 ClientBuilder = Callable[[Any, Any], tuple[Client, int]]
-
-
-@functools.lru_cache(maxsize=2)
-def load_federation(data: str) -> Any:
-    r"""The :class:`~fedgraph.data.shard.FederatedKG` named by the run
-    config's ``data`` (a registered name or a partition folder)."""
-    from fedgraph.data import load_dataset
-    from fedgraph.data.shard import FederatedKG
-
-    fed = load_dataset(Path(data) if Path(data).is_dir() else data)
-    if not isinstance(fed, FederatedKG):
-        raise ValueError(
-            f"Run-config key `data` must name a federated dataset or partition "
-            f"folder (got {data!r}, a {type(fed).__name__}); partition it with "
-            "`fedgraph partition DATASET --clients K --out DIR`."
-        )
-    return fed
 
 
 def build_kge_client(cfg: FlowerRunSettings, node_config: Any) -> tuple[Client, int]:
@@ -297,8 +282,6 @@ def make_client_app(
     from fedgraph.runtime.flower.mods import run_config_mods
 
     if alignment is None:
-        from fedgraph.runtime.flower.alignment import KGE_ALIGNMENT
-
         alignment = KGE_ALIGNMENT
     app = ClientApp(mods=[node_errors_mod, run_config_mods])  # errors: no text
     setup = functools.partial(_setup, parse=parse, build_client=build_client)
@@ -356,5 +339,4 @@ __all__ = [
     "make_client_app",
     "build_kge_client",
     "fuse_on_node",
-    "load_federation",
 ]

@@ -111,6 +111,22 @@ def _cast(key: str, value: Any, default: Any) -> Any:
     return cast_setting(f"Run-config key `{key}`", value, default)
 
 
+def _setting(key: str, value: Any, default: Any) -> Any:
+    r"""A :class:`KGESettings` value: cast as :func:`_cast`, or, for a dict
+    setting (``model-kwargs``), read from a string of ``KEY=VALUE`` items as
+    ``set`` is (the keys are checked by :class:`KGESettings`)."""
+    if not isinstance(default, dict):
+        return _cast(key, value, default)
+    if not isinstance(value, str):
+        raise ValueError(
+            f"Run-config key `{key}` must be a string of KEY=VALUE items "
+            f"(got {value!r})"
+        )
+    from fedgraph.federated.algorithms import parse_assignments
+
+    return parse_assignments(value.split(), f"Run-config key `{key}`")
+
+
 def require_names(values: Mapping[str, Any]) -> None:
     r"""Raises a :class:`ValueError` unless ``data`` and ``algorithm`` are
     non-empty strings (every app's run config needs both)."""
@@ -219,7 +235,7 @@ class FlowerRunSettings:
             server (for the vocabulary size, unless ``num_entities`` is set)
             and on every client.
         algorithm (str): a key of
-            :data:`~fedgraph.federated.kge.setup.kge_algorithms`.
+            :func:`~fedgraph.federated.kge.setup.kge_algorithms`.
         settings (KGESettings): model and local-training settings.
         num_rounds (int): maximum rounds. (default: :obj:`200`)
         fraction (float): client fraction :math:`F`. (default: :obj:`1.0`)
@@ -348,7 +364,7 @@ class FlowerRunSettings:
                 loop[name] = value if required else _cast(key, value, default)
             elif key in SETTINGS_KEYS:
                 name = SETTINGS_KEYS[key]
-                settings[name] = _cast(key, value, getattr(base, name))
+                settings[name] = _setting(key, value, getattr(base, name))
             elif key.startswith(EXTRA_PREFIX) and len(key) > len(EXTRA_PREFIX):
                 extra[key[len(EXTRA_PREFIX) :]] = value
             elif key[len(FUSION_PREFIX) :] in FUSION_KEYS and key.startswith(

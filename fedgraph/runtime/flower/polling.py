@@ -42,6 +42,10 @@ import time
 from types import ModuleType
 from typing import Any
 
+#: the Flower releases whose code these changes were checked against; the
+#: ``flower`` extra in ``pyproject.toml`` admits exactly these.
+FLOWER_TESTED = ("1.41", "1.42")
+
 #: Flower's fixed sleeps in ``start_client_internal.py`` (seconds).
 FLOWER_IDLE_SLEEP = 3
 FLOWER_REPLY_SLEEP = 0.5

@@ -1,10 +1,11 @@
-r"""Fed-RGCN on Flower: SP, FedAvg, FedProx, FedAlign and their -L variants
-(FedAlign's Table 4) as a ``ServerApp``/``ClientApp`` pair.
+r"""Fed-RGCN on Flower: every R-GCN method of the algorithm registry (SP,
+FedAvg, FedProx, FedAlign and their -L variants of FedAlign's Table 4, …) as
+a ``ServerApp``/``ClientApp`` pair.
 
-The apps drive the simulation's objects: the strategy of
-:func:`fedgraph.runtime.rgcn_runner.build_strategy` and one
-:class:`~fedgraph.federated.rgcn.client.RGCNClient` per SuperNode, built by
-:func:`~fedgraph.runtime.rgcn_runner.build_clients` from the node's shard
+The apps drive the simulation's objects: the strategy of the method's
+registry builder (:class:`~fedgraph.federated.rgcn.setup.RGCNBuilder`) and
+one :class:`~fedgraph.federated.rgcn.client.RGCNClient` per SuperNode, built
+by the same builder from the node's shard
 of a saved RDF partition (``fedgraph partition aifb --strategy rdf-type
 --clients 10 --out DIR``), under FedAlign's protocol
 (:func:`~fedgraph.runtime.rgcn_runner.loop_kwargs`: a fixed number of
@@ -33,8 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fedgraph.federated.algorithms import get, normalize
+from fedgraph.federated.algorithms import algorithms, get, parse_assignments
 from fedgraph.federated.base import Client, Strategy
+from fedgraph.federated.rgcn.setup import RGCNSettings, loop_kwargs
 from fedgraph.runtime.flower.alignment import PARTITION_ID, AlignedRun, Alignment
 from fedgraph.runtime.flower.client_app import make_client_app
 from fedgraph.runtime.flower.config import (
@@ -44,13 +46,6 @@ from fedgraph.runtime.flower.config import (
     read_flat_run_config,
 )
 from fedgraph.runtime.flower.server_app import make_server_app
-from fedgraph.runtime.rgcn_runner import (
-    METHODS,
-    build_clients,
-    build_strategy,
-    initial_bases_client,
-    loop_kwargs,
-)
 
 #: The :class:`RGCNRunSettings` fields with a run-config key of their own:
 #: FedAlign's :math:`\lambda` and the penalty's options under the names its
@@ -73,8 +68,8 @@ class RGCNRunSettings:
         data (str): a saved RDF partition folder (``FederatedRDF.save``,
             ``fedgraph partition … --strategy rdf-type``), readable by every
             SuperNode, and by the server unless ``num_clients`` is set.
-        algorithm (str): one of
-            :data:`~fedgraph.runtime.rgcn_runner.METHODS`.
+        algorithm (str): an R-GCN method of the algorithm registry
+            (``fedgraph algorithms``), stored under its registry name.
         num_rounds (int): rounds. (default: :obj:`20`)
         local_epochs (int): full-graph SGD steps per round. (default: :obj:`5`)
         lr (float): SGD learning rate. (default: :obj:`0.1`)
@@ -85,6 +80,8 @@ class RGCNRunSettings:
         one_sided (bool): one-sided penalty. (default: :obj:`False`)
         clip (float): 2-norm cap of the penalty's gradient; ``0`` leaves it
             unclipped. (default: :obj:`1.0`)
+        set (str): the method's other settings as ``"KEY=VALUE KEY=VALUE"``
+            (as ``fedgraph train --set``; e.g. ``"momentum=0.5"``).
         seed (int): model seed. (default: :obj:`0`)
         out (str): folder for ``results.json``/``server.pt`` (empty: none).
         threads (int): ``torch.set_num_threads`` (``0``: leave it).
@@ -115,6 +112,7 @@ class RGCNRunSettings:
     lam: float = 10.0
     one_sided: bool = False
     clip: float = 1.0
+    set: str = ""
     seed: int = 0
     out: str = ""
     threads: int = 0
@@ -136,14 +134,15 @@ class RGCNRunSettings:
         that names the key."""
         values = read_flat_run_config(cls, run_config, KEYS, "Fed-RGCN")
         try:  # the registry's R-GCN family, names normalised there
-            alg = get(values["algorithm"], "rgcn")
+            values["algorithm"] = get(values["algorithm"], "rgcn").name
         except ValueError:
             raise ValueError(
                 f"Run-config key `algorithm`: could not resolve "
-                f"'{run_config['algorithm']}' among choices {list(METHODS)}"
+                f"'{run_config['algorithm']}' among choices "
+                f"{list(algorithms('rgcn'))}"
             ) from None
-        values["algorithm"] = next(m for m in METHODS if normalize(m) == alg.name)
         out = cls(**values)
+        out.algorithm_settings()  # checked before any SuperNode is asked
         for key, name in (
             ("num-rounds", "num_rounds"),
             ("local-epochs", "local_epochs"),
@@ -167,12 +166,33 @@ class RGCNRunSettings:
         check_failure_settings(out)
         return out
 
+    def algorithm_settings(self) -> Any:
+        r"""The method's settings: ``mu``, ``lambda``, ``lipschitz-one-sided``
+        and ``lipschitz-clip`` where it declares them, then ``set``; a key it
+        does not declare, or a bad value, raises a :class:`ValueError`."""
+        alg = get(self.algorithm, "rgcn")
+        given = {
+            "mu": self.mu,
+            "lam": self.lam,
+            "one_sided": self.one_sided,
+            "clip": self.clip,
+        }
+        own = {k: v for k, v in given.items() if k in alg.defaults()}
+        own.update(parse_assignments(self.set.split(), "Run-config key `set`"))
+        return alg.parse(own)
+
+    def common(self) -> RGCNSettings:
+        r"""The settings every R-GCN method shares."""
+        return RGCNSettings(
+            self.hidden_channels, self.num_bases, self.lr, self.local_epochs, self.seed
+        )
+
     def loop_kwargs(self) -> dict[str, Any]:
         r"""FedAlign's protocol (:func:`~fedgraph.runtime.rgcn_runner.loop_kwargs`)."""
         return loop_kwargs(self.num_rounds, self.seed)
 
     def client_kwargs(self) -> dict[str, Any]:
-        r"""The :func:`~fedgraph.runtime.rgcn_runner.build_clients` options."""
+        r"""The :func:`~fedgraph.federated.rgcn.setup.build_clients` options."""
         return {
             "hidden_channels": self.hidden_channels,
             "num_bases": self.num_bases,
@@ -234,15 +254,8 @@ def build_rgcn_strategy(
             "The Fed-RGCN server learns the number of clients in the alignment "
             "step; without one, set run-config key `num-clients`"
         )
-    strategy = build_strategy(
-        cfg.algorithm,
-        mu=cfg.mu,
-        lam=cfg.lam,
-        local_epochs=cfg.local_epochs,
-        one_sided=cfg.one_sided,
-        clip=cfg.clip or None,
-    )
-    return strategy, num_clients
+    builder = get(cfg.algorithm, "rgcn").build
+    return builder.strategy(cfg.common(), cfg.algorithm_settings()), num_clients
 
 
 def build_rgcn_client(cfg: RGCNRunSettings, node_config: Any) -> tuple[Client, int]:
@@ -250,13 +263,8 @@ def build_rgcn_client(cfg: RGCNRunSettings, node_config: Any) -> tuple[Client, i
     shard ``partition-id`` of ``data``."""
     fed = load_rdf_federation(cfg.data)
     cid = partition_id(node_config, fed.num_clients)
-    clients = build_clients(
-        fed,
-        **cfg.client_kwargs(),
-        client_ids=[cid],
-        seed_client=initial_bases_client(cfg.algorithm),
-    )
-    return clients[cid], cid
+    builder = get(cfg.algorithm, "rgcn").build
+    return builder.clients(fed, cfg.common(), client_ids=[cid])[cid], cid
 
 
 #: ``[tool.flwr.app.components] serverapp = "fedgraph.runtime.flower.rgcn:server_app"``.

@@ -11,8 +11,7 @@ Independent run) under each ``--regimes``:
 * ``per-positive``: 256 negatives per positive, redrawn each step;
 * ``frozen``: FedLU's code — 256 negatives per positive and corruption mode
   drawn once at start-up and replayed every epoch, with the batch order
-  fixed at start-up (a bug not to copy, ``../shared/PAPERS.md``; measured
-  here to explain a gap);
+  fixed at start-up (a bug not to copy; measured here to explain a gap);
 * ``frozen-shared``: the same freezing with shared negatives — batch order
   fixed at start-up and each batch's 256 negatives per mode drawn once —
   which isolates the effect of freezing at the speed of ``shared``
@@ -22,7 +21,7 @@ Prints JSON: per regime the best epoch, epochs run, best validation and test
 metrics (filtered, head + tail, the client's entities as candidates) and
 training seconds. Each regime checkpoints under ``--out`` and resumes::
 
-    python benchmarks/negatives_effect.py --data $FEDGRAPH_DATA/fedlu-fb15k-237/C3 \
+    python experiments/negatives_effect/negatives_effect.py --data $FEDGRAPH_DATA/fedlu-fb15k-237/C3 \
         --client 1 --threads 1 --out runs/negatives-c3-client1 \
         > docs/results/fedlu-c3-client1-negatives-transe.json
 
@@ -44,7 +43,7 @@ from torch import Tensor
 
 from fedgraph.models.kge import MODES, resolve_model
 from fedgraph.models.sampling import NegativeSampler, triple_keys
-from fedgraph.runtime.baselines import _load_federated
+from fedgraph.runtime.trained import load_kge_federation
 from fedgraph.training.kge_trainer import KGETrainer
 
 REGIMES = ("shared", "per-positive", "frozen", "frozen-shared")
@@ -161,7 +160,7 @@ def main() -> None:
     if bad:
         p.error(f"--regimes: unknown {bad} (choices: {list(REGIMES)})")
     torch.set_num_threads(a.threads)
-    fed = _load_federated(a.data)
+    fed = load_kge_federation(a.data)
     if not 0 <= a.client < fed.num_clients:
         p.error(f"--client must lie in [0, {fed.num_clients}) (got {a.client})")
     graph = fed.shards[a.client].graph

@@ -1,11 +1,11 @@
 r"""Seconds per evaluation + backward of FedEC's contrastive term on one
-client's entity table: :func:`fedgraph.federated.kge.client.contrastive_term`
+client's entity table: :func:`fedgraph.federated.kge.fedec.contrastive_term`
 (one pass against the per-round direction, closed-form backward) against the
 two :func:`~torch.nn.functional.cosine_similarity` calls it replaced, and
 FedProx's per-entity-mean proximal term for scale. Also prints each form's
 distance from the float64 value of the gap :math:`s_l - s_g`. Prints JSON::
 
-    python benchmarks/contrastive_speed.py --threads 2 --entities 13452   # R3 client 0
+    python experiments/contrastive_speed/contrastive_speed.py --threads 2 --entities 13452   # R3 client 0
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ regime, FedLU's other settings (``fedgraph train`` defaults) except
 ``--lr``, and writes the run's results file (the ``fedgraph train``
 format)::
 
-    python benchmarks/fedlu_distill_diag.py --data runs/umls-c3 --mu 2 \
+    python experiments/fedlu_distill_diag/fedlu_distill_diag.py --data runs/umls-c3 --mu 2 \
         --negatives per-positive --lr 1e-3 \
         --results docs/results/umls-c3-fedlu-perpositive-transe.json
 
@@ -28,9 +28,10 @@ import torch
 
 
 def main(argv: list[str] | None = None) -> int:
-    from fedgraph.cli.train import _load_federation, _parse_set
+    from fedgraph.federated.algorithms import parse_assignments
     from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
     from fedgraph.runtime import run_simulation
+    from fedgraph.runtime.trained import load_kge_federation
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", required=True)
@@ -63,13 +64,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--results", required=True)
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
-    fed = _load_federation(args.data)
+    fed = load_kge_federation(args.data)
     settings = KGESettings(
         lr=args.lr,
         shared_negatives=args.negatives == "shared",
         extra={
             **({"mu_distill": args.mu} if args.algorithm == "fedlu" else {}),
-            **_parse_set(args.set),
+            **parse_assignments(args.set, "`--set`"),
         },
     )
     strategy, clients = build_kge_federation(args.algorithm, fed, settings)
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         "algorithm": args.algorithm,
         "clients": args.clients or sorted(clients),
         "data": args.data,
-        "command": "python benchmarks/fedlu_distill_diag.py "
+        "command": "python experiments/fedlu_distill_diag/fedlu_distill_diag.py "
         + " ".join(shlex.quote(a) for a in argv),
         **settings.to_dict(),
         "negatives": args.negatives,

@@ -9,8 +9,8 @@ does. At the given steps it prints the norm of the KGE loss's gradient on the
 entity table (and per row it touches), the proximal term's (and per row), and
 the mean absolute drift of the table from the received one::
 
-    python benchmarks/fedprox_drift.py --data $FEDGRAPH_DATA/fedlu-fb15k-237/R3
-    python benchmarks/fedprox_drift.py ... --mu 0        # FedE: no term
+    python experiments/fedprox_drift/fedprox_drift.py --data $FEDGRAPH_DATA/fedlu-fb15k-237/R3
+    python experiments/fedprox_drift/fedprox_drift.py ... --mu 0        # FedE: no term
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ import torch
 
 
 def main(argv: list[str] | None = None) -> int:
-    from fedgraph.cli.train import _load_federation
     from fedgraph.federated.kge.fedprox import proximal_term
     from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
     from fedgraph.models.kge import MODES
+    from fedgraph.runtime.trained import load_kge_federation
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", required=True)
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=1)
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
-    fed = _load_federation(args.data)
+    fed = load_kge_federation(args.data)
     _, clients = build_kge_federation("fedprox", fed, KGESettings())
     c = clients[args.client]
     model, triples, weights = c.model, c.train_triples, c.weights

@@ -1,0 +1,168 @@
+r"""The training-regime options of ``fedgraph train`` (``--regime``,
+``--reciprocal``, ``--regularizer``, …) and ``--recipe``, in one group.
+
+Imports nothing heavy: ``--help`` reads the regimes' names from here.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+#: the regime names ``--regime`` takes (the registry's names,
+#: :data:`fedgraph.training.regimes.regimes`; a test checks that they agree)
+REGIME_NAMES = ("negative-sampling", "1vsall", "kvsall")
+
+#: option destination -> the regime setting it sets
+REGIME_SETTINGS = {
+    "regime_loss": "loss",
+    "label_smoothing": "label_smoothing",
+    "reciprocal": "reciprocal",
+    "regularizer": "regularizer",
+    "regularizer_weight": "regularizer_weight",
+    "entity_dropout": "entity_dropout",
+    "relation_dropout": "relation_dropout",
+}
+
+#: the options of this group (their ``argparse`` destinations): the KGE
+#: models read them (:mod:`fedgraph.cli.family_options`)
+REGIME_OPTIONS = ("regime", *REGIME_SETTINGS, "recipe")
+
+
+def _unit(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1) (got {text})")
+    return value
+
+
+def _non_negative(text: str) -> float:
+    value = float(text)
+    if not value >= 0.0:
+        raise argparse.ArgumentTypeError(f"must be >= 0 (got {text})")
+    return value
+
+
+def add_regime_arguments(p: argparse.ArgumentParser) -> None:
+    r"""Adds the group "training regime (KGE)" to ``p``."""
+    g = p.add_argument_group("training regime (KGE)")
+    g.add_argument(
+        "--regime",
+        choices=REGIME_NAMES,
+        default="negative-sampling",
+        help="what a training step scores: sampled negatives (--loss, "
+        "--num-negatives), or every entity for each triple (1vsall) or each "
+        "distinct query (kvsall) (default: negative-sampling)",
+    )
+    g.add_argument(
+        "--regime-loss",
+        choices=("ce", "bce"),
+        default=None,
+        help="the loss over all entities of 1vsall / kvsall: cross-entropy or "
+        "binary cross-entropy (default: ce for 1vsall, bce for kvsall)",
+    )
+    g.add_argument(
+        "--label-smoothing",
+        type=_unit,
+        default=0.0,
+        help="1vsall / kvsall label smoothing in [0, 1) (default: 0)",
+    )
+    g.add_argument(
+        "--reciprocal",
+        action="store_true",
+        help="reciprocal relations: an inverse per relation, tail queries only; "
+        "evaluation ranks heads through the inverse",
+    )
+    g.add_argument(
+        "--regularizer",
+        choices=("none", "n3", "l2"),
+        default="none",
+        help="embedding regulariser of each batch (default: none)",
+    )
+    g.add_argument(
+        "--regularizer-weight",
+        type=_non_negative,
+        default=0.0,
+        help="its weight (default: 0)",
+    )
+    for what in ("entity", "relation"):
+        g.add_argument(
+            f"--{what}-dropout",
+            type=_unit,
+            default=0.0,
+            help=f"1vsall / kvsall dropout on {what} embeddings in training "
+            "(default: 0)",
+        )
+    g.add_argument(
+        "--recipe",
+        default=None,
+        help="a shipped recipe (fedgraph/recipes/NAME.json, its source cited): "
+        "its options apply wherever the command leaves an option at its "
+        "default; choices: " + ", ".join(recipe_names()),
+    )
+
+
+def regime_settings(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    r"""``(regime, regime_kwargs)`` of the command line (the kwargs left at
+    their defaults are left out, so the regime's own defaults apply)."""
+    defaults = {
+        "regime_loss": None,
+        "label_smoothing": 0.0,
+        "reciprocal": False,
+        "regularizer": "none",
+        "regularizer_weight": 0.0,
+        "entity_dropout": 0.0,
+        "relation_dropout": 0.0,
+    }
+    kwargs = {
+        key: getattr(args, dest)
+        for dest, key in REGIME_SETTINGS.items()
+        if getattr(args, dest, defaults[dest]) != defaults[dest]
+    }
+    return str(getattr(args, "regime", "negative-sampling")), kwargs
+
+
+def recipe_names() -> list[str]:
+    r"""The shipped recipes (:mod:`fedgraph.recipes`)."""
+    from fedgraph.recipes import recipe_names as names
+
+    return names()
+
+
+def apply_recipe(args: argparse.Namespace, defaults: dict[str, Any]) -> None:
+    r"""Sets each option of ``args.recipe``'s ``"train"`` table whose value
+    in ``args`` is still its parser default (``defaults``): what the
+    command gives explicitly wins. Nothing without ``--recipe``."""
+    if not getattr(args, "recipe", None):
+        return
+    from fedgraph.recipes import load_recipe
+
+    recipe = load_recipe(args.recipe)
+    for dest, value in recipe["train"].items():
+        if not hasattr(args, dest):
+            raise ValueError(
+                f"recipe {args.recipe!r}: {dest!r} is no option of `fedgraph train`"
+            )
+        if getattr(args, dest) == defaults.get(dest):
+            setattr(args, dest, value)
+
+
+def recipe_defaults(p: argparse.ArgumentParser) -> dict[str, Any]:
+    r"""The parser defaults of every option a shipped recipe sets (what
+    :func:`apply_recipe` compares with)."""
+    from fedgraph.recipes import load_recipe
+
+    keys = {k for name in recipe_names() for k in load_recipe(name)["train"]}
+    return {dest: p.get_default(dest) for dest in sorted(keys)}
+
+
+__all__ = [
+    "REGIME_NAMES",
+    "REGIME_OPTIONS",
+    "REGIME_SETTINGS",
+    "add_regime_arguments",
+    "regime_settings",
+    "apply_recipe",
+    "recipe_defaults",
+    "recipe_names",
+]

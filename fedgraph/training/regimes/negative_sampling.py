@@ -1,0 +1,85 @@
+r"""Negative sampling: the regime of the RotatE, FedE and FedLU code."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from torch import Tensor
+
+from fedgraph.models.kge import KGEModel
+from fedgraph.models.kge.base import TAIL_BATCH
+from fedgraph.training.regimes.base import Step, StepContext, TrainingRegime
+
+
+class NegativeSampling(TrainingRegime):
+    r"""Sampled negatives scored against each positive (Bordes et al.; the
+    RotatE / FedE / FedLU code), the default regime.
+
+    For every batch and every corruption mode of the call (``modes``: head
+    and/or tail corruption), one optimiser step on
+
+    .. math::
+        L = \text{loss}(s^+, s^-, w) \; [+\ \lambda\,\Omega],
+
+    with the negatives drawn by the call's
+    :class:`~fedgraph.models.sampling.NegativeSampler` and the call's
+    :class:`~fedgraph.models.losses.KGELoss` (self-adversarial, sigmoid or
+    margin ranking). With reciprocal relations the rows are the triples and
+    their inverses, corrupted on the tail only.
+
+    Args:
+        reciprocal (bool, optional): train the inverse relations too, on
+            tail corruption only. (default: :obj:`False`)
+        regularizer (str, optional): ``"n3"``, ``"l2"`` or ``"none"``.
+            (default: ``"none"``)
+        regularizer_weight (float, optional): its weight. (default: :obj:`0.0`)
+        entity_dropout (float, optional): must be 0 here: dropout needs the
+            all-entity scoring of ``"1vsall"`` / ``"kvsall"``. (default: :obj:`0.0`)
+        relation_dropout (float, optional): must be 0 here. (default: :obj:`0.0`)
+    """
+
+    name = "negative-sampling"
+    aliases = ("ns",)
+
+    def __init__(
+        self,
+        *,
+        reciprocal: bool = False,
+        regularizer: str = "none",
+        regularizer_weight: float = 0.0,
+        entity_dropout: float = 0.0,
+        relation_dropout: float = 0.0,
+    ) -> None:
+        super().__init__(
+            reciprocal=reciprocal,
+            regularizer=regularizer,
+            regularizer_weight=regularizer_weight,
+            entity_dropout=entity_dropout,
+            relation_dropout=relation_dropout,
+        )
+        if self.entity_dropout or self.relation_dropout:
+            raise ValueError(
+                "`entity_dropout` and `relation_dropout` need an all-entity "
+                "regime ('1vsall' or 'kvsall'), not negative sampling (got "
+                f"{self.entity_dropout}, {self.relation_dropout})"
+            )
+
+    def steps(
+        self,
+        model: KGEModel,
+        drawn: Tensor,
+        batch: Tensor,
+        weights: Tensor | None,
+        ctx: StepContext,
+    ) -> Iterator[Step]:
+        if ctx.loss is None or ctx.sampler is None:
+            raise ValueError("negative sampling needs a `loss` and a `sampler`")
+        modes = (TAIL_BATCH,) if self.reciprocal else ctx.modes
+        for mode in modes:
+            neg = ctx.sampler.sample(drawn, mode, ctx.generator, **ctx.options)
+            neg = neg.to(batch.device)
+            pos_score, neg_score = model.score_batch(batch, neg, mode)
+            yield ctx.loss(pos_score, neg_score, weights), neg, mode
+
+
+__all__ = ["NegativeSampling"]
