@@ -30,7 +30,8 @@
 #
 # Rerunning the script continues each run from its last round (--resume); a
 # run with a results.json is reported and left as it is. A finished run's
-# results.json is copied to RESULTS/fedmkgc-reduced-NAME.json, where
+# results.json is copied to RESULTS/fedmkgc-reduced-NAME.json (machine paths
+# rewritten by scripts/scrub_results.py), where
 # `python -m fedgraph.report.papers` reads it (blocks fedmkgc-reduced,
 # fedmkgc-reduced-curves, fedmkgc-reduced-commands). STOP_AFTER=N ends
 # each run after N more rounds (checkpointed), to be continued by a later
@@ -105,10 +106,9 @@ train() {  # NAME ALGORITHM ROUNDS EVAL_EVERY LANGUAGES...
     return $status
 }
 
-publish() {  # NAME: its results.json into RESULTS, written whole then renamed
+publish() {  # NAME: its results.json into RESULTS without this machine's paths
     target="$RESULTS/fedmkgc-reduced-$1.json"
-    cmp -s "$RUNS/$1/results.json" "$target" && return 0
-    cp "$RUNS/$1/results.json" "$target.tmp" && mv "$target.tmp" "$target" &&
+    "$PYTHON" scripts/scrub_results.py "$RUNS/$1/results.json" "$target" &&
         echo "$(date -u +%FT%TZ) $1: results copied to $target"
 }
 

@@ -5,8 +5,8 @@ A run records its command and folders as they were on that machine
 file goes under ``docs/results/``, every string in it is rewritten: the data
 folder becomes ``$FEDGRAPH_DATA``, a package folder ``site-packages/...``, the
 repository's own folder nothing (paths become repository-relative) and a
-folder in the system's temporary folder ``runs/...`` (its first level
-dropped: ``/tmp/a/b/c`` → ``runs/b/c``, ``/tmp/b`` → ``runs/b``).
+folder in the system's temporary folder ``runs/`` and its last name
+(``/tmp/a/b/c`` → ``runs/c``, as the results pages write recorded commands).
 
     python scripts/scrub_results.py runs/x/results.json docs/results/x.json
     python scripts/scrub_results.py --in-place docs/results/*.json
@@ -21,7 +21,6 @@ import re
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 #: this repository's folder on the machine that runs the script
 REPO = re.escape(str(Path(__file__).resolve().parents[1]))
@@ -32,8 +31,7 @@ RULES = [
     (re.compile(r"[^\s\"'=]*/site-packages/"), "site-packages/"),
     (re.compile(REPO + "/"), ""),
     (re.compile(REPO + r"\b"), "."),
-    (re.compile(r"/tmp/[^\s/\"']+/([^\s\"']+)"), r"runs/\1"),
-    (re.compile(r"/tmp/([^\s/\"']+)"), r"runs/\1"),
+    (re.compile(r"/tmp/(?:[^\s/\"']+/)*([^\s/\"']+)"), r"runs/\1"),
     (re.compile(r"/root/[^\s\"']*?([^\s/\"']+)(?=[\s\"']|$)"), r"runs/\1"),
 ]
 
@@ -45,24 +43,18 @@ def scrub_text(text: str) -> str:
     return text
 
 
-def scrub(value: Any) -> Any:
-    r"""``value`` (a decoded JSON document) with every string scrubbed."""
-    if isinstance(value, str):
-        return scrub_text(value)
-    if isinstance(value, list):
-        return [scrub(v) for v in value]
-    if isinstance(value, dict):
-        return {scrub_text(k): scrub(v) for k, v in value.items()}
-    return value
-
-
-def write_json(doc: Any, path: Path) -> None:
-    r"""Writes ``doc`` to ``path`` whole (a temporary file, then a rename)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as f:
-        json.dump(doc, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, path)
+def scrub_file(source: Path, target: Path) -> None:
+    r"""Writes ``source`` (a JSON file) to ``target`` with its machine paths
+    rewritten in place in the text, so the file keeps its layout."""
+    text = source.read_text()
+    json.loads(text)
+    clean = scrub_text(text)
+    json.loads(clean)  # still one JSON document
+    if clean != text or source != target:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+        with os.fdopen(fd, "w") as f:
+            f.write(clean)
+        os.replace(tmp, target)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,13 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     pairs = [(f, f) for f in a.files] if a.in_place else [tuple(a.files)]
     for source, target in pairs:
         try:
-            doc = json.loads(source.read_text())
+            scrub_file(source, target)
         except (OSError, ValueError) as err:
             print(f"`{source}`: not a readable JSON file ({err})", file=sys.stderr)
             return 2
-        clean = scrub(doc)
-        if clean != doc or source != target:
-            write_json(clean, target)
     return 0
 
 

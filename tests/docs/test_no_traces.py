@@ -100,3 +100,52 @@ def test_traces_found(text: str, expected: list[str]) -> None:
 )
 def test_recorded_command_hides_machine_paths(command: str, shown: str) -> None:
     assert recorded_command({"settings": {"command": command}}) == shown
+
+
+def results_files() -> list[Path]:
+    r"""Every results file the docs link to (``docs/results/**/*.json``)."""
+    return sorted((ROOT / "docs" / "results").rglob("*.json"))
+
+
+@pytest.mark.parametrize(
+    "path", results_files(), ids=lambda p: str(p.relative_to(ROOT / "docs"))
+)
+def test_results_file_has_no_machine_path(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert [t for t in traces(text) if "machine path" in t] == [], (
+        f"{path.name}: run `python scripts/scrub_results.py --in-place {path.name}`"
+    )
+
+
+def test_scrub_results_rewrites_machine_paths(tmp_path: Path, load_script) -> None:
+    import json
+
+    scrub = load_script("scripts/scrub_results.py")
+    run = tmp_path / "results.json"
+    run.write_text(
+        json.dumps(
+            {
+                "settings": {
+                    "command": "fedgraph train /work/shared/datasets/umls --out "
+                    "/tmp/a/b/umls-fede",
+                    "encoder": f"{ROOT}/.venv/lib/python3.11/site-packages/m/model",
+                    "data": f"{ROOT}/runs/umls-r3",
+                },
+                "rounds": 30,
+            },
+            indent=1,
+        )
+    )
+    target = tmp_path / "clean.json"
+    assert scrub.main([str(run), str(target)]) == 0
+    assert json.loads(target.read_text()) == {
+        "settings": {
+            "command": "fedgraph train $FEDGRAPH_DATA/umls --out runs/umls-fede",
+            "encoder": "site-packages/m/model",
+            "data": "runs/umls-r3",
+        },
+        "rounds": 30,
+    }
+    assert target.read_text().startswith('{\n "settings"')  # the layout kept
+    (tmp_path / "bad.json").write_text("{not json")
+    assert scrub.main(["--in-place", str(tmp_path / "bad.json")]) == 2
