@@ -46,3 +46,9 @@ def test_the_landing_example_prints_what_the_page_shows(
         assert main(shlex.split(command)[1:] + ["--k", "3"]) == 0
     names = [line.split()[-1] for line in answers.getvalue().splitlines()]
     assert str(names) == shown.splitlines()[1]
+
+
+def test_the_readme_shows_the_landing_example():
+    readme = INDEX.parents[1] / "README.md"
+    (_, code) = BLOCK.findall(INDEX.read_text())[0]
+    assert f"```python\n{code}```" in readme.read_text()
