@@ -23,9 +23,10 @@ mkdir -p "$OUT"
 for page in index tutorials/fede-vs-independent reference/api/runtime papers/fedlu; do
     name=$(echo "$page" | tr '/' '-')
     "$CHROMIUM" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-        --window-size=1280,900 --screenshot="$OUT/$name.png.tmp" \
+        --window-size=1280,900 --screenshot="$OUT/.$name.tmp.png" \
         "file://$SITE/html/$page.html" > /dev/null 2>&1
-    # Chromium names the file it was given: rename it whole into place
-    mv "$OUT/$name.png.tmp" "$OUT/$name.png"
+    # written under a temporary name (Chromium wants a .png ending), then
+    # renamed whole into place
+    mv "$OUT/.$name.tmp.png" "$OUT/$name.png"
     echo "$OUT/$name.png"
 done
