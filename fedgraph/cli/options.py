@@ -86,6 +86,14 @@ def fraction(text: str) -> float:
     return value
 
 
+def unit(text: str) -> float:
+    r"""A number in ``[0, 1)`` (a smoothing or dropout rate)."""
+    value = _float(text)
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"must lie in [0, 1) (got {value:g})")
+    return value
+
+
 def between(low: float, high: float) -> Callable[[str], float]:
     r"""A number in the open interval ``(low, high)``."""
 
@@ -124,6 +132,7 @@ __all__ = [
     "MAX_SEED",
     "number",
     "fraction",
+    "unit",
     "between",
     "real",
 ]

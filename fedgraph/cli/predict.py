@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fedgraph.cli.options import positive
+from fedgraph.cli.options import non_negative, positive
 
 #: how an error of the library names an argument -> its option
 OPTIONS = {
@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--k", type=positive, default=10, help="answers shown (default: 10)")
     p.add_argument(
         "--client",
-        type=int,
+        type=non_negative,
         default=None,
         help="the client whose model answers (needed when the run has one "
         "model per client)",

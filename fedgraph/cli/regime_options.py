@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from fedgraph.cli.options import real, unit
+
 #: the regime names ``--regime`` takes (the registry's names,
 #: :data:`fedgraph.training.regimes.regimes`; a test checks that they agree)
 REGIME_NAMES = ("negative-sampling", "1vsall", "kvsall")
@@ -27,20 +29,6 @@ REGIME_SETTINGS = {
 #: the options of this group (their ``argparse`` destinations): the KGE
 #: models read them (:mod:`fedgraph.cli.family_options`)
 REGIME_OPTIONS = ("regime", *REGIME_SETTINGS, "recipe")
-
-
-def _unit(text: str) -> float:
-    value = float(text)
-    if not 0.0 <= value < 1.0:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1) (got {text})")
-    return value
-
-
-def _non_negative(text: str) -> float:
-    value = float(text)
-    if not value >= 0.0:
-        raise argparse.ArgumentTypeError(f"must be >= 0 (got {text})")
-    return value
 
 
 def add_regime_arguments(p: argparse.ArgumentParser) -> None:
@@ -63,7 +51,7 @@ def add_regime_arguments(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--label-smoothing",
-        type=_unit,
+        type=unit,
         default=0.0,
         help="1vsall / kvsall label smoothing in [0, 1) (default: 0)",
     )
@@ -81,14 +69,14 @@ def add_regime_arguments(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--regularizer-weight",
-        type=_non_negative,
+        type=real(0, strict=False),
         default=0.0,
         help="its weight (default: 0)",
     )
     for what in ("entity", "relation"):
         g.add_argument(
             f"--{what}-dropout",
-            type=_unit,
+            type=unit,
             default=0.0,
             help=f"1vsall / kvsall dropout on {what} embeddings in training "
             "(default: 0)",
