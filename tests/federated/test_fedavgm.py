@@ -75,7 +75,7 @@ def test_state_round_trip_resumes_exactly():
 
 
 def test_registered_with_checked_settings(capsys):
-    alg = registry.get("FedAvgM")
+    alg = registry.get("FedAvgM", family="kge")
     assert alg.defaults() == {"server_lr": 1.0, "momentum": 0.9}
     with pytest.raises(
         ValueError, match=r"fedavgm setting 'momentum' must be a number in \[0, 1\)"
