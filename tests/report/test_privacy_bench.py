@@ -22,7 +22,7 @@ RESULTS = REPO / "docs" / "results"
 SCRIPTS = ("privacy_bench.sh", "privacy_umls.sh", "privacy_fedlu_r3.sh")
 #: the work folder the UMLS results files record: the one part of their
 #: commands rewritten before comparing (to the test's own folder)
-UMLS_RECORDED_WORK = "/tmp/priv/runs2/"
+UMLS_RECORDED_WORK = "runs/"
 UMLS_PARTITION = ["partition", "umls", "--strategy", "relation", "--clients", "3"]
 
 
