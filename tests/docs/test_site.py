@@ -71,11 +71,15 @@ def cells(line: str) -> list[list[str]]:
 
 
 def agree(want: str, got: str, tol: float) -> bool:
-    r"""Equal words, or two numbers (``1,017``, ``64.51``) within ``tol``."""
+    r"""Equal words, or two numbers (``1,017``, ``64.51``, ``0.125;``) within
+    ``tol`` and followed by the same punctuation."""
     if want == got:
         return True
+    a, b = want.rstrip(";:)"), got.rstrip(";:)")
+    if want[len(a) :] != got[len(b) :]:
+        return False
     try:
-        return abs(float(want.replace(",", "")) - float(got.replace(",", ""))) <= tol
+        return abs(float(a.replace(",", "")) - float(b.replace(",", ""))) <= tol
     except ValueError:
         return False
 
@@ -189,3 +193,32 @@ def test_site_builds_strictly(tmp_path):
     assert (tmp_path / "html" / "reference" / "cli.html").read_text().count(
         "fedgraph report"
     ) > 0
+
+
+@pytest.mark.parametrize(
+    ("want", "got", "tol", "same"),
+    [
+        ("0.125;", "0.131;", 0.01, True),  # a number before punctuation
+        ("0.125;", "0.150;", 0.01, False),  # beyond the tolerance
+        ("0.125;", "0.125", 0.01, False),  # the punctuation differs
+        ("26,880", "26,880", 0, True),
+        ("(70", "(71", 5, False),  # not a number: equal words only
+        ("10/10);", "10/10);", 0, True),
+    ],
+)
+def test_output_words_agree(want, got, tol, same):
+    assert agree(want, got, tol) is same
+
+
+def test_output_check_names_the_line_it_misses():
+    printed = "| run | MRR | s |\n| a | 40.1 | 9.0 |\n"
+    check_output(
+        Path("p.md"), "tol=0.3 skip=s", "| run | MRR | s |\n| a | 40.3 | 1.0 |", printed
+    )
+    with pytest.raises(AssertionError, match=r"\| a \| 41.0 \| 1.0 \|"):
+        check_output(
+            Path("p.md"),
+            "tol=0.3 skip=s",
+            "| run | MRR | s |\n| a | 41.0 | 1.0 |",
+            printed,
+        )
