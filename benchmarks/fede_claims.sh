@@ -34,7 +34,7 @@
 #   THREADS=2 PYTHON=.venv/bin/python nohup sh benchmarks/fede_claims.sh \
 #       > runs/fede_claims.log 2>&1 &
 #   python benchmarks/series_status.py runs/fede/*-*    # epochs/rounds, valid MRR
-#   python examples/fede_results_table.py --results runs/fede --finished-runs
+#   python docs/generate.py --print fede-claims-glance --results runs/fede --run-folders
 #
 # Partitions: `fedgraph partition DATASET --strategy relation --clients 3
 # --seed 0` (the FB15k-237-Fed3 / NELL-995-Fed3 recipes in datasets/*.json),

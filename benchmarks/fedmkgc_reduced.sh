@@ -32,7 +32,7 @@
 # run with a results.json is reported and left as it is. A finished run's
 # results.json is copied to RESULTS/fedmkgc-reduced-NAME.json (machine paths
 # rewritten by scripts/scrub_results.py), where
-# `python -m fedgraph.report.papers` reads it (blocks fedmkgc-reduced,
+# `python docs/generate.py` reads it (blocks fedmkgc-reduced,
 # fedmkgc-reduced-curves, fedmkgc-reduced-commands). STOP_AFTER=N ends
 # each run after N more rounds (checkpointed), to be continued by a later
 # call. Each run holds RUNS/NAME.lock (flock) while it trains. Every command

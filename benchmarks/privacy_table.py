@@ -2,7 +2,7 @@ r"""Collects the runs of a privacy benchmark (benchmarks/privacy_bench.sh, throu
 benchmarks/privacy_umls.sh or privacy_fedlu_r3.sh) into
 docs/results/PREFIX-NAME.json files (the run's results.json with its two
 audit reports) and prints their markdown table, the table that
-``python -m fedgraph.report.papers`` writes into docs/papers/privacy.md
+``python docs/generate.py`` writes into docs/papers/privacy.md
 (:func:`fedgraph.report.privacy.privacy_table`).
 
 Usage: python benchmarks/privacy_table.py WORK_DIR PREFIX (e.g. umls-r3-privacy)

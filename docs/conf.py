@@ -6,7 +6,7 @@ Build (warnings are errors, internal links checked)::
 
 The CLI reference and the registry tables are generated from the code at build
 time (:mod:`fedgraph.cli.reference`); the results pages under ``docs/papers/``
-are generated from ``docs/results/*.json`` by ``python -m fedgraph.report.papers``.
+are generated from ``docs/results/*.json`` by ``python docs/generate.py``.
 """
 
 from __future__ import annotations

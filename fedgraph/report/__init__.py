@@ -1,8 +1,8 @@
 r"""Tables and plots of results: a user's own runs (:mod:`fedgraph.report.runs`,
-``fedgraph report``), the papers' results pages of the documentation
-(:mod:`fedgraph.report.papers`, with the privacy table of
-:mod:`fedgraph.report.privacy`). The reference pages generated from the code
-are written by :mod:`fedgraph.cli.reference`."""
+``fedgraph report``) and the table of a privacy benchmark's runs
+(:mod:`fedgraph.report.privacy`). The reference pages generated from the code
+are written by :mod:`fedgraph.cli.reference`; the results pages of the
+documentation by ``docs/generate.py`` in the repository."""
 
 from fedgraph.report.runs import (
     RunSummary,

@@ -15,8 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-
-from fedgraph.report.papers import recorded_command
+from generator.commands import recorded_command
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,6 +1,6 @@
 r"""Each results page (docs/papers) opens with a verdict table whose numbers
-are the results files' (``python -m fedgraph.report.papers`` writes it, and
-``tests/report/test_papers.py`` fails when a page is stale), and the index's
+are the results files' (``python docs/generate.py`` writes it, and
+``tests/docs/test_generator.py`` fails when a page is stale), and the index's
 "At a glance" sorts every page's claims by those verdicts."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import statistics
 from pathlib import Path
 
 import pytest
-
-from fedgraph.report import papers
+from generator import pages
+from generator import verdict as verdict_module
 
 ROOT = Path(__file__).resolve().parents[2]
 PAPERS = ROOT / "docs" / "papers"
@@ -122,42 +122,41 @@ def _glance() -> dict[str, dict[str, set[str]]]:
         paper, *cells, summary = _cells(line)
         page = re.search(r"\]\(([\w-]+)\.md\)", paper).group(1)
         out[page] = {w: set() if c == "–" else set(c.split("; "))
-                     for w, c in zip(papers.VERDICT_WORDS, cells, strict=True)}  # fmt: skip
+                     for w, c in zip(verdict_module.VERDICT_WORDS, cells, strict=True)}  # fmt: skip
         assert summary
     return out
 
 
 def test_at_a_glance_sorts_every_pages_claims_by_their_verdict() -> None:
     glance = _glance()
-    assert list(glance) == list(papers.VERDICT_PAGES)
+    assert list(glance) == list(pages.VERDICT_PAGES)
     assert "fede-claims" in glance
-    for page in papers.VERDICT_PAGES:
-        rows = {r[1]: r[4] for r in papers.verdict_rows(page, RESULTS)}
-        for word in papers.VERDICT_WORDS:
+    for page in pages.VERDICT_PAGES:
+        rows = {r[1]: r[4] for r in pages.verdict_rows(page, RESULTS)}
+        for word in verdict_module.VERDICT_WORDS:
             expected = {c for c, v in rows.items() if v.split(" (")[0] == word}
             assert glance[page][word] == expected, (page, word)
     assert "Table 1: FedLU global" in glance["fedlu"]["not reproduced"]
 
 
 def test_every_verdict_row_has_a_reason_and_every_reason_a_row() -> None:
-    reasons = papers.verdict_reasons()
-    assert set(reasons) == set(papers.VERDICT_PAGES)
-    for page in papers.VERDICT_PAGES:
-        keys = [r[0] for r in papers.verdict_rows(page, RESULTS)]
+    reasons = verdict_module.verdict_reasons()
+    assert set(reasons) == set(pages.VERDICT_PAGES)
+    for page in pages.VERDICT_PAGES:
+        keys = [r[0] for r in pages.verdict_rows(page, RESULTS)]
         assert sorted(keys) == sorted(reasons[page]["why"]), page
         assert all("\n" not in why for why in reasons[page]["why"].values())
 
 
 def test_a_row_without_a_reason_is_named(tmp_path, monkeypatch) -> None:
-    reasons = papers.verdict_reasons()
+    reasons = verdict_module.verdict_reasons()
     del reasons["feds"]["why"]["p@99"]
     path = tmp_path / "verdicts.json"
     path.write_text(json.dumps(reasons))
-    monkeypatch.setattr(papers, "WHY_FILE", path)
-    monkeypatch.setattr(papers.verdict_reasons, "__defaults__", (path,))
+    monkeypatch.setattr(verdict_module, "WHY_FILE", path)
     with pytest.raises(ValueError, match=r"^verdicts.json: page `feds` has no "
                        r"reason for the row `p@99`$"):  # fmt: skip
-        papers.verdict_table("feds", RESULTS)
+        pages.page_verdict_table("feds", RESULTS)
 
 
 @pytest.mark.parametrize(
@@ -166,7 +165,7 @@ def test_a_row_without_a_reason_is_named(tmp_path, monkeypatch) -> None:
      ([False, False], "not reproduced"), ([False], "not reproduced")],
 )  # fmt: skip
 def test_verdict_word(ok: list[bool], word: str) -> None:
-    assert papers.verdict_word(ok) == word
+    assert verdict_module.verdict_word(ok) == word
 
 
 def test_fede_claims_opens_with_the_verdict_and_a_short_summary() -> None:
@@ -191,9 +190,9 @@ def test_fede_claims_opens_with_the_verdict_and_a_short_summary() -> None:
         assert f"\n## {heading}" in text
 
 
-@pytest.mark.parametrize("page", papers.VERDICT_PAGES)
+@pytest.mark.parametrize("page", pages.VERDICT_PAGES)
 def test_a_page_without_results_files_says_not_run(page: str, tmp_path) -> None:
-    table = papers.verdict_table(page, tmp_path).splitlines()
+    table = pages.page_verdict_table(page, tmp_path).splitlines()
     assert table[0] == HEADER
     assert all(_cells(line)[3:] == ["not run", "–"] for line in table[2:-2])
     assert table[-1].startswith("Verdict: ")

@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from generator.files import RESULTS
+from generator.pages import BLOCKS
 
-from fedgraph.report import papers
 from fedgraph.report.privacy import privacy_files, privacy_table
 
 PREFIX = "umls-r3-privacy"
@@ -115,14 +116,14 @@ def test_no_file_renders_one_line(tmp_path):
     )
     assert "no `other-*.json` results file" in privacy_table(tmp_path, "other")
     for block in ("privacy-r3", "privacy-r3-commands", "privacy-umls"):
-        assert papers.BLOCKS[block](tmp_path).startswith("Not run yet: benchmarks/")
+        assert BLOCKS[block](tmp_path).startswith("Not run yet: benchmarks/")
 
 
 def test_commands_block_lists_the_run_and_its_audits(results):
     assert privacy_files(results, PREFIX) == [
         f"{PREFIX}-{n}.json" for n in ("fede", "dp-eps4", "fedr")
     ]
-    out = papers.BLOCKS["privacy-umls-commands"](results).splitlines()
+    out = BLOCKS["privacy-umls-commands"](results).splitlines()
     assert len(out) == 3
     assert out[0] == (
         f"- `{PREFIX}-fede.json`: `fedgraph train $FEDGRAPH_DATA/umls`; "
@@ -132,7 +133,7 @@ def test_commands_block_lists_the_run_and_its_audits(results):
 
 
 def test_umls_block_renders_the_recorded_runs():
-    out = papers.BLOCKS["privacy-umls"](papers.RESULTS).splitlines()
+    out = BLOCKS["privacy-umls"](RESULTS).splitlines()
     assert len(out) == 2 + 8 + 1
     assert out[2] == (
         "| [FedE, no defence](../results/umls-r3-privacy-fede.json) | 0.6730 "

@@ -1,36 +1,20 @@
-r"""The FedLU tables of the results pages (docs/papers) are the ones
-examples/fedlu_results_table.py prints from docs/results/*.json."""
+r"""The FedLU and FedS tables of the results pages (docs/papers/fedlu.md,
+feds.md) from synthetic results files."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def tables(load_script):
-    return load_script("examples/fedlu_results_table.py")
-
-
-def test_results_pages_quote_the_results_files(tables):
-    results = ROOT / "docs" / "results"
-    pages = "\n".join(p.read_text() for p in (ROOT / "docs" / "papers").glob("*.md"))
-    for table in tables.tables(results):
-        assert table.replace("](results/", "](../results/") in pages, (
-            "docs/papers is out of date with docs/results/*.json: run "
-            "`python -m fedgraph.report.papers`"
-        )
+from generator.fedlu import link_prediction_table, local_start, unlearning_table
+from generator.feds import feds_table
 
 
 def _write(path: Path, doc: dict) -> None:
     path.write_text(json.dumps(doc))
 
 
-def test_tables_from_synthetic_results(tables, tmp_path):
+def test_tables_from_synthetic_results(tmp_path):
     _write(
         tmp_path / "fedlu-c3-fedlu-transe.json",
         {
@@ -51,15 +35,15 @@ def test_tables_from_synthetic_results(tables, tmp_path):
             ],
         },
     )
-    rows = tables.link_prediction_table(tmp_path).splitlines()[2:]
+    rows = link_prediction_table(tmp_path).splitlines()[2:]
     # R3 before C3; only runs with a file; local and global rows for FedLU
     assert rows == [
         "| R3 | Independent | 33.00 | 31.96 | +1.04 | epochs 15/10 of 20/30 | "
-        "[`fedlu-r3-independent-transe.json`](results/fedlu-r3-independent-transe.json) |",
+        "[`fedlu-r3-independent-transe.json`](../results/fedlu-r3-independent-transe.json) |",
         "| C3 | FedLU local, distillation from round 1 | 33.71 | 33.71 | +0.00 | "
-        "round 40 of 55 | [`fedlu-c3-fedlu-transe.json`](results/fedlu-c3-fedlu-transe.json) |",
+        "round 40 of 55 | [`fedlu-c3-fedlu-transe.json`](../results/fedlu-c3-fedlu-transe.json) |",
         "| C3 | FedLU global, distillation from round 1 | 30.00 | 33.30 | -3.30 | "
-        "round 40 of 55 | [`fedlu-c3-fedlu-transe.json`](results/fedlu-c3-fedlu-transe.json) |",
+        "round 40 of 55 | [`fedlu-c3-fedlu-transe.json`](../results/fedlu-c3-fedlu-transe.json) |",
     ]
     m = {"hits@1": 0.1, "mrr": 0.25}
     _write(
@@ -71,7 +55,7 @@ def test_tables_from_synthetic_results(tables, tmp_path):
             }
         },
     )
-    unlearn = tables.unlearning_table(tmp_path).splitlines()
+    unlearn = unlearning_table(tmp_path).splitlines()
     assert unlearn[2] == (
         "| raw | 10.00 / 25.00 | 10.00 / 25.00 | 10.00 / 25.00 | 10.00 / 25.00 "
         "| 38.86 / 21.27 |"
@@ -97,8 +81,8 @@ def _feds_run(mrrs, comm, best, hits10=0.5):
     }
 
 
-def test_feds_table_from_synthetic_results(tables, tmp_path):
-    assert tables.feds_table(tmp_path) is None  # no FedEP run yet
+def test_feds_table_from_synthetic_results(tmp_path):
+    assert feds_table(tmp_path) == "FedEP has not been run."
     _write(
         tmp_path / "fedlu-r10-fedep-transe.json", _feds_run([0.2, 0.3, 0.35], 100, 15)
     )
@@ -106,7 +90,7 @@ def test_feds_table_from_synthetic_results(tables, tmp_path):
     # (0.3465) at round 15 and converges at round 20
     feds = _feds_run([0.25, 0.33, 0.347, 0.352], 50, 20)
     _write(tmp_path / "fedlu-r10-feds-transe.json", feds)
-    rows = tables.feds_table(tmp_path).splitlines()
+    rows = feds_table(tmp_path).splitlines()
     assert rows[2].startswith(
         "| FedEP | 35.00 | 100.0 % | 50.00 | 15 / 15 | 1,500 | 1.00× | 1.00× | 1.00× |"
     )
@@ -116,12 +100,11 @@ def test_feds_table_from_synthetic_results(tables, tmp_path):
     )
     assert rows[3].endswith(
         "| 35.41 / 0.52× / 0.44× | [`fedlu-r10-feds-transe.json`]"
-        "(results/fedlu-r10-feds-transe.json) |"
+        "(../results/fedlu-r10-feds-transe.json) |"
     )
-    assert len(tables.tables(tmp_path)) == 3
 
 
-def test_fedlu_start_read_from_params_then_repr(tables):
+def test_fedlu_start_read_from_params_then_repr():
     def doc(**settings):
         return {"settings": settings}
 
@@ -131,7 +114,7 @@ def test_fedlu_start_read_from_params_then_repr(tables):
     )
     # recorded parameters decide (over the repr)
     assert (
-        tables._start(
+        local_start(
             doc(
                 strategy="FedLU(local_init='global')",
                 strategy_params={"local_init": "own"},
@@ -140,7 +123,7 @@ def test_fedlu_start_read_from_params_then_repr(tables):
         == own
     )
     assert (
-        tables._start(
+        local_start(
             doc(
                 strategy="FedLU(mu_distill=2.0)",
                 strategy_params={"local_init": "global"},
@@ -149,12 +132,12 @@ def test_fedlu_start_read_from_params_then_repr(tables):
         == glob
     )
     # the repr only; neither: the run's own random rows
-    assert tables._start(doc(strategy="FedLU(local_init='global')")) == glob
-    assert tables._start(doc(strategy="FedLU(mu_distill=2.0)")) == own
-    assert tables._start(doc(strategy="FedE(seed=0)")) == ""
+    assert local_start(doc(strategy="FedLU(local_init='global')")) == glob
+    assert local_start(doc(strategy="FedLU(mu_distill=2.0)")) == own
+    assert local_start(doc(strategy="FedE(seed=0)")) == ""
 
 
-def test_ablation_rows_are_labelled_as_such(tables, tmp_path):
+def test_ablation_rows_are_labelled_as_such(tmp_path):
     _write(
         tmp_path / "fedlu-r3-fedlu-gated-ownrel-transe.json",
         {
@@ -169,7 +152,7 @@ def test_ablation_rows_are_labelled_as_such(tables, tmp_path):
             },
         },
     )
-    rows = tables.link_prediction_table(tmp_path).splitlines()[2:]
+    rows = link_prediction_table(tmp_path).splitlines()[2:]
     assert [r.split(" | ")[1] for r in rows] == [
         f"FedLU {m}, gated distillation, ablation: global model's own relations, "
         "local tables from the global rows"

@@ -1,5 +1,5 @@
-r"""The tables of docs/papers/fede-claims.md are the ones
-examples/fede_results_table.py prints from docs/results/*.json."""
+r"""The tables of docs/papers/fede-claims.md (FedE's own claims) from
+synthetic results files, and FedE's published numbers."""
 
 from __future__ import annotations
 
@@ -8,24 +8,24 @@ import re
 from pathlib import Path
 
 import pytest
+from generator.fede_claims_runs import (
+    MODELS,
+    SETTINGS,
+    load,
+    published_clients,
+    stage_run_folders,
+)
+from generator.fede_claims_tables import TABLES
+from generator.render import render_page
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def fede_tables(load_script):
-    return load_script("examples/fede_results_table.py")
-
-
-def test_docs_quote_the_results_files(fede_tables):
-    doc = (ROOT / "docs" / "papers" / "fede-claims.md").read_text()
-    for table in fede_tables.tables(ROOT / "docs" / "results"):
-        if table.count("\n") == 1:
-            continue  # a header without rows: no such results yet
-        assert table in doc, (
-            "docs/papers/fede-claims.md is out of date with docs/results/*.json: run "
-            "`python examples/fede_results_table.py --update docs/papers/fede-claims.md`"
-        )
+def _tables(results: Path) -> list[str]:
+    r"""The page's tables in order: per data set, gain, Entire, fusion,
+    repeat, claims at a glance."""
+    runs = load(results)
+    return [table(runs) for table in TABLES.values()]
 
 
 def _metrics(mrr: float) -> dict[str, float]:
@@ -45,7 +45,7 @@ def _run(mrrs, n_test=(100, 100, 200), **extra) -> dict:
     return {"weighted": weighted, "clients": clients, "rounds": 20, **extra}
 
 
-def test_tables_from_synthetic_results(fede_tables, tmp_path):
+def test_tables_from_synthetic_results(tmp_path):
     single = _run([0.50, 0.40, 0.30])
     for c in single["clients"]:
         c.update(best_epoch=100, epochs=250)
@@ -58,7 +58,7 @@ def test_tables_from_synthetic_results(fede_tables, tmp_path):
         "weighted_federated": {"mrr": 0.3975},
     }
     (tmp_path / "fede-nell995-fed3-rotate-fusion.json").write_text(json.dumps(fusion))
-    fb, nell, gain, entire, fused, repeat, claims = fede_tables.tables(tmp_path)
+    fb, nell, gain, entire, fused, repeat, claims = _tables(tmp_path)
     assert entire.count("\n") == 1  # header only: no Entire run
     assert repeat.count("\n") == 1  # header only: no repeated run
     assert fb.count("\n") == 1  # header only: no FB15k-237-Fed3 file
@@ -97,7 +97,7 @@ def test_tables_from_synthetic_results(fede_tables, tmp_path):
     ]
 
 
-def test_entire_table(fede_tables, tmp_path):
+def test_entire_table(tmp_path):
     entire = _run([0.52, 0.40, 0.30])
     for c in entire["clients"]:  # one pooled model: the same epochs on every row
         c.update(best_epoch=90, epochs=240)
@@ -106,7 +106,7 @@ def test_entire_table(fede_tables, tmp_path):
     (tmp_path / "fede-nell995-fed3-rotate-fede.json").write_text(json.dumps(fede))
     # an Entire run without its FedE run has no row
     (tmp_path / "fede-fb15k237-fed3-transe-entire.json").write_text(json.dumps(entire))
-    rows = fede_tables.tables(tmp_path)[3].splitlines()[2:]
+    rows = _tables(tmp_path)[3].splitlines()[2:]
     # Table 4, RotatE: Entire 52.15 / 37.75 / 37.85, FedE 53.12 / 37.71 / 38.28
     assert rows == [
         "| NELL-995-Fed3 | RotatE | 1 | 52.00 | 55.00 | +3.00 | +0.97 | yes / yes |",
@@ -116,48 +116,64 @@ def test_entire_table(fede_tables, tmp_path):
         "| NELL-995-Fed3 | RotatE | mean | 40.67 | 42.00 | +1.33 | +0.45 | 2 / 2 of 3 clients |",
     ]  # fmt: skip
     # the client table names the pooled model's epoch once, not once per client
-    nell = fede_tables.tables(tmp_path)[1].splitlines()[2:]
+    nell = _tables(tmp_path)[1].splitlines()[2:]
     assert all(r.endswith("| epoch 90 of 240 | [`fede-nell995-fed3-rotate-entire.json`]"
                           "(../results/fede-nell995-fed3-rotate-entire.json) |")
                for r in nell if "| Entire |" in r)  # fmt: skip
     assert sum("| Entire |" in r for r in nell) == 5
     # claims: FedE beats Entire on 2 clients (Table 4: 2), mean +1.33 against
     # +0.45 points; no Single run, no fusion
-    claims = fede_tables.tables(tmp_path)[6].splitlines()[2:]
+    claims = _tables(tmp_path)[6].splitlines()[2:]
     assert claims == [
         "| NELL-995-Fed3 | RotatE | – | – | 2 / 2 of 3 | +1.33 / +0.45 | – |"
     ]
 
 
-def test_update_replaces_the_tables_under_their_captions(fede_tables, tmp_path):
+def test_the_tables_are_blocks_of_the_page(tmp_path):
     results = tmp_path / "results"
     results.mkdir()
     single = _run([0.50, 0.40, 0.30])
     (results / "fede-nell995-fed3-rotate-single.json").write_text(json.dumps(single))
-    doc = tmp_path / "doc.md"
-    doc.write_text(
-        "Intro.\n\nNELL-995-Fed3, test (%):\n\n| old |\n|---|\n| stale |\n\nText.\n\n"
-        "The same run repeated (the same command):\n\n\nEnd.\n"
+    page = (
+        "NELL-995-Fed3, test (%):\n\n<!-- generated: fede-claims-nell995-fed3 -->\n"
+        "| old |\n<!-- end generated -->\n\nText.\n"
     )
-    done = fede_tables.update(doc, results)
-    assert done == ["NELL-995-Fed3, test (%)", "The same run repeated"]
-    tables = fede_tables.tables(results)
-    assert doc.read_text() == (
-        f"Intro.\n\nNELL-995-Fed3, test (%):\n\n{tables[1]}\n\nText.\n\n"
-        f"The same run repeated (the same command):\n\n{tables[5]}\n\nEnd.\n"
+    tables = _tables(results)
+    assert render_page(page, results) == (
+        "NELL-995-Fed3, test (%):\n\n<!-- generated: fede-claims-nell995-fed3 -->\n"
+        f"{tables[1]}\n<!-- end generated -->\n\nText.\n"
     )
-    # a table with rows and no caption to put it under: one-line error, exit 2,
-    # the document untouched
-    before = doc.read_text()
-    (results / "fede-fb15k237-fed3-rotate-single.json").write_text(json.dumps(single))
-    with pytest.raises(ValueError, match="'FB15k-237-Fed3, test \\(%\\)'"):
-        fede_tables.update(doc, results)
-    argv = ["--results", str(results), "--update", str(doc)]
-    assert fede_tables.main(argv) == 2
-    assert doc.read_text() == before
+    assert tables[1].count("\n") == 6  # header, rule, 3 clients, weighted, mean
 
 
-def test_repeat_table(fede_tables, tmp_path):
+def test_run_folders_are_read_as_results_files(tmp_path, load_script, capsys):
+    runs = tmp_path / "runs"
+    fede = _run([0.55, 0.38, 0.33], best_round=15)
+    fusion = {**_run([0.6, 0.4, 0.35]), "weighted_single": {"mrr": 0.375},
+              "weighted_federated": {"mrr": 0.3975}}  # fmt: skip
+    for folder, doc in (("nell995-fed3-rotate-single", _run([0.50, 0.40, 0.30])),
+                        ("nell995-fed3-rotate-fede", fede),
+                        ("nell995-fed3-rotate-fede/fusion", fusion)):  # fmt: skip
+        (runs / folder).mkdir(parents=True)
+        (runs / folder / "results.json").write_text(json.dumps(doc))
+    out = tmp_path / "staged"
+    out.mkdir()
+    staged = stage_run_folders(runs, out)
+    assert sorted(p.name for p in staged) == [
+        "fede-nell995-fed3-rotate-fede.json",
+        "fede-nell995-fed3-rotate-fusion.json",
+        "fede-nell995-fed3-rotate-single.json",
+    ]
+    script = load_script("docs/generate.py")
+    argv = ["--print", "fede-claims-glance", "--results", str(runs), "--run-folders"]
+    assert script.main(argv) == 0
+    assert capsys.readouterr().out.splitlines()[3:] == [
+        "| NELL-995-Fed3 | RotatE | 2 / 3 of 3 | +5.0 / +17.2 | – | – | +2.75 / +1.44 |",
+        "",
+    ]
+
+
+def test_repeat_table(tmp_path):
     first = _run([0.50, 0.40, 0.30])
     again = _run([0.51, 0.38, 0.30])
     for doc, best in ((first, (100, 90, 30)), (again, (120, 90, 20))):
@@ -171,7 +187,7 @@ def test_repeat_table(fede_tables, tmp_path):
     (tmp_path / "fede-fb15k237-fed3-rotate-fede-repeat.json").write_text(
         json.dumps(_run([0.4, 0.4, 0.4], best_round=5))
     )
-    rows = fede_tables.tables(tmp_path)[5].splitlines()[2:]
+    rows = _tables(tmp_path)[5].splitlines()[2:]
     assert rows == [
         "| NELL-995-Fed3 | RotatE | Single | 1 | 50.00 | 51.00 | +1.00 | epoch 100 | epoch 120 |",
         "| NELL-995-Fed3 | RotatE | Single | 2 | 40.00 | 38.00 | -2.00 | epoch 90 | epoch 90 |",
@@ -182,7 +198,7 @@ def test_repeat_table(fede_tables, tmp_path):
         "| NELL-995-Fed3 | RotatE | Single | mean of clients | 40.00 | 39.67 | -0.33 | – | – |",
     ]  # fmt: skip
     # the repeat is not a run of its own in the other tables
-    assert "repeat" not in fede_tables.tables(tmp_path)[1]
+    assert "repeat" not in _tables(tmp_path)[1]
 
 
 def _paper_table(lines: list[str], caption: str) -> dict:
@@ -205,7 +221,7 @@ def _paper_table(lines: list[str], caption: str) -> dict:
     return table
 
 
-def test_published_numbers_are_fedes_tables(fede_tables):
+def test_published_numbers_are_fedes_tables():
     # every (model, setting, client) of Tables 3 and 4, as FedE's text prints them
     text = ROOT.parent / "shared" / "papers" / "fede.txt"
     if not text.is_file():
@@ -215,8 +231,8 @@ def test_published_numbers_are_fedes_tables(fede_tables):
         paper = _paper_table(lines, caption)
         assert len(paper) == 12
         ours = {
-            (m, s): fede_tables.PUBLISHED[data][m][s]
-            for m in fede_tables.MODELS
-            for s in fede_tables.SETTINGS
+            (m, s): [tuple(row) for row in published_clients()[data][m][s]]
+            for m in MODELS
+            for s in SETTINGS
         }
         assert ours == paper
