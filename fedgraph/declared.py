@@ -193,31 +193,54 @@ def _bases(node: ast.ClassDef) -> list[str]:
     return [b.id for b in node.bases if isinstance(b, ast.Name)]
 
 
+def _inherits(name: str, base: str, table: dict[str, Any]) -> bool:
+    r"""Whether class ``name`` of the table derives from ``base`` (through
+    classes of the table, abstract ones included)."""
+    if name not in table:
+        return False
+    parents = _bases(table[name][0])
+    return base in parents or any(_inherits(b, base, table) for b in parents)
+
+
+def _abstract_methods(name: str, table: dict[str, Any]) -> set[str]:
+    r"""The abstract methods class ``name`` leaves unimplemented: those its
+    bases in the table leave, less the ones it defines, plus its own
+    ``@abstractmethod`` ones (what :func:`inspect.isabstract` reads)."""
+    if name not in table:
+        return set()
+    node = table[name][0]
+    left: set[str] = set()
+    for base in _bases(node):
+        left |= _abstract_methods(base, table)
+    for item in node.body:
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+            marks = [
+                getattr(d, "id", getattr(d, "attr", "")) for d in item.decorator_list
+            ]
+            if "abstractmethod" in marks:
+                left.add(item.name)
+            else:
+                left.discard(item.name)
+    return left
+
+
 def _is_component(name: str, kind: Kind, table: dict[str, Any]) -> bool:
     if name == kind.base or name not in table:
         return False
-    node = table[name][0]
-    abstract = any(
-        getattr(d, "id", getattr(d, "attr", "")) == "abstractmethod"
-        for f in node.body
-        for d in getattr(f, "decorator_list", [])
-    )
-    parents = _bases(node)
-    inherits = kind.base in parents or any(
-        _is_component(b, kind, table) for b in parents
-    )
-    return inherits and not abstract
+    return _inherits(name, kind.base, table) and not _abstract_methods(name, table)
 
 
 def _init_defaults(name: str, table: dict[str, Any]) -> dict[str, Any]:
     r"""Argument → default of the ``__init__`` that class ``name`` uses (its
-    own or the first base's that the table holds)."""
+    own or the first base's that the table holds), followed, where it takes
+    ``**kwargs``, by its first base's (as
+    :func:`fedgraph.registry.constructor_parameters` reads them)."""
     if name not in table:
         return {}
     node, module, path, _ = table[name]
+    bases = [b for b in _bases(node) if b in table]
     init = next((f for f in node.body if getattr(f, "name", "") == "__init__"), None)
     if init is None:
-        bases = [b for b in _bases(node) if b in table]
         return _init_defaults(bases[0], table) if bases else {}
     a = init.args
     positional = a.posonlyargs + a.args
@@ -230,7 +253,11 @@ def _init_defaults(name: str, table: dict[str, Any]) -> dict[str, Any]:
         for arg, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)
         if d is not None
     ]
-    return {arg.arg: _literal(d, module, path) for arg, d in pairs}
+    out = {arg.arg: _literal(d, module, path) for arg, d in pairs}
+    if a.kwarg is not None and bases:
+        for key, value in _init_defaults(bases[0], table).items():
+            out.setdefault(key, value)
+    return out
 
 
 def _class_attribute(node: ast.ClassDef, attr: str, module: Any, path: Any) -> Any:
@@ -241,13 +268,16 @@ def _class_attribute(node: ast.ClassDef, attr: str, module: Any, path: Any) -> A
     return None
 
 
-def _docstring(name: str, table: dict[str, Any]) -> str:
+def _argument_help(name: str, table: dict[str, Any]) -> dict[str, str]:
+    r"""The ``Args:`` of class ``name``'s docstring and, for the arguments
+    it leaves out, of its bases' (as
+    :func:`fedgraph.registry.class_argument_help` reads them)."""
     node = table[name][0]
-    doc = ast.get_docstring(node)
-    if doc is None:
-        bases = [b for b in _bases(node) if b in table]
-        return _docstring(bases[0], table) if bases else ""
-    return doc
+    out = argument_help(ast.get_docstring(node) or "")
+    for base in (b for b in _bases(node) if b in table):
+        for key, text in _argument_help(base, table).items():
+            out.setdefault(key, text)
+    return out
 
 
 def declared_components(kind: str | Kind) -> list[dict[str, Any]]:
@@ -270,7 +300,7 @@ def declared_components(kind: str | Kind) -> list[dict[str, Any]]:
         kwargs = {
             k: v for k, v in _init_defaults(name, table).items() if k not in fixed
         }
-        doc = argument_help(_docstring(name, table))
+        doc = _argument_help(name, table)
         out.append({
             "name": own_name if isinstance(own_name, str)
             else normalize_name(name, kind.suffix),

@@ -7,12 +7,12 @@ optionally a common suffix (``"transe"`` finds ``TransE``, ``"fed-e"`` finds
 ``"RelationPartitioner"``).
 
 Every pluggable part is a :class:`Kind` of :data:`KINDS` (KGE models,
-losses, partitioners): its classes are found by module, not listed by hand,
-so a new one is one new file. :class:`Registry` is the imported view (the
-classes, resolved and built with checked keyword arguments);
-:func:`fedgraph.declared.declared_components` reads the same classes from
-source, without importing torch, for ``--help``; a test checks that both
-agree.
+losses, partitioners, training regimes): its classes are found by module,
+not listed by hand, so a new one is one new file. :class:`Registry` is the
+imported view (the classes, resolved and built with checked keyword
+arguments); :func:`fedgraph.declared.declared_components` reads the same
+classes from source, without importing torch, for ``--help``; a test checks
+that both agree.
 """
 
 from __future__ import annotations
@@ -127,7 +127,8 @@ class Kind:
     r"""A kind of pluggable part and where its classes live.
 
     Args:
-        name (str): ``"model"``, ``"loss"`` or ``"partitioner"``.
+        name (str): ``"model"``, ``"loss"``, ``"partitioner"`` or
+            ``"regime"``.
         source (str): the package whose public modules (names not starting
             with ``_``) hold the classes, or one module.
         base (str): the base class: the registry holds its concrete
@@ -171,6 +172,12 @@ KINDS: dict[str, Kind] = {
             fixed=(("seed", "the partition's `seed` (--seed)"),),
             kwargs_name="`partition_kwargs`",
         ),
+        Kind(
+            "regime",
+            "fedgraph.training.regimes",
+            "TrainingRegime",
+            kwargs_name="`regime_kwargs`",
+        ),
     )
 }
 
@@ -191,13 +198,26 @@ def argument_help(doc: str) -> dict[str, str]:
         return out
     key = ""
     for line in section.group(2).splitlines():
-        m = re.match(r"\s*(\w+)(?: \([^)]*\))?: ?(.*)", line)
+        m = re.match(r"\s*\**(\w+)(?: \([^)]*\))?: ?(.*)", line)
         if m and len(line) - len(line.lstrip()) <= len(section.group(1)) + 4:
             key = m.group(1)
             out[key] = m.group(2).strip()
         elif key:
             out[key] = f"{out[key]} {line.strip()}".strip()
     return {k: re.sub(r"\s*\(default:.*$", "", v) for k, v in out.items()}
+
+
+def class_argument_help(cls: type) -> dict[str, str]:
+    r""":func:`argument_help` of the docstring of ``cls`` and, for the
+    arguments it leaves out, of its bases' (in method resolution order): a
+    subclass documents its own arguments, its base the ones they share."""
+    out: dict[str, str] = {}
+    for klass in cls.__mro__:
+        doc = klass.__dict__.get("__doc__")
+        if isinstance(doc, str):
+            for key, text in argument_help(inspect.cleandoc(doc)).items():
+                out.setdefault(key, text)
+    return out
 
 
 def cast_value(what: str, value: Any, default: Any) -> Any:
@@ -360,7 +380,7 @@ class Registry(Sequence):  # type: ignore[type-arg]
         the same from source."""
         out = []
         for cls in self:
-            doc = argument_help(inspect.getdoc(cls) or "")
+            doc = class_argument_help(cls)
             kwargs = hyperparameters(cls, self.kind)
             out.append({
                 "name": self.name(cls),
@@ -373,18 +393,51 @@ class Registry(Sequence):  # type: ignore[type-arg]
         return out
 
 
+def constructor_parameters(cls: type) -> list[inspect.Parameter]:
+    r"""The parameters of the constructor of ``cls`` (``self`` left out):
+    those of the first ``__init__`` of its method resolution order and,
+    where one takes ``**kwargs``, those of the next ``__init__`` up the
+    order that it forwards them to (a subclass that sets only its own
+    arguments and passes the rest to its base)."""
+    out: list[inspect.Parameter] = []
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        params = list(inspect.signature(init).parameters.values())[1:]
+        out += params
+        if not any(p.kind is p.VAR_KEYWORD for p in params):
+            break
+    return out
+
+
+def kind_registry(kind: Kind | str) -> Registry:
+    r"""The :class:`Registry` of ``kind`` (or its name in :data:`KINDS`):
+    the one its source package holds (``fedgraph.models.kge.models``,
+    ``fedgraph.training.regimes.regimes``…), so that what lists every kind
+    (the documentation's tables, the tests) needs no list of its own."""
+    kind = KINDS[kind] if isinstance(kind, str) else kind
+    module = importlib.import_module(kind.source)
+    for value in vars(module).values():
+        if isinstance(value, Registry) and value.kind.name == kind.name:
+            return value
+    raise ValueError(f"{kind.source} holds no registry of kind {kind.name!r}")
+
+
 def hyperparameters(cls: type, kind: Kind) -> dict[str, Any]:
-    r"""Argument → default of the constructor of ``cls``: every argument
-    with a default but ``kind.fixed``."""
+    r"""Argument → default of the constructor of ``cls``
+    (:func:`constructor_parameters`): every argument with a default but
+    ``kind.fixed``; a subclass's default wins over its base's."""
     fixed = dict(kind.fixed)
-    params = inspect.signature(cls).parameters.values()
-    return {
-        p.name: p.default
-        for p in params
-        if p.default is not p.empty
-        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-        and p.name not in fixed
-    }
+    out: dict[str, Any] = {}
+    for p in constructor_parameters(cls):
+        if (
+            p.default is not p.empty
+            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+            and p.name not in fixed
+        ):
+            out.setdefault(p.name, p.default)
+    return out
 
 
 __all__ = [
@@ -396,9 +449,12 @@ __all__ = [
     "Kind",
     "KINDS",
     "Registry",
+    "kind_registry",
     "component_name",
     "argument_help",
+    "class_argument_help",
     "cast_value",
     "discover",
+    "constructor_parameters",
     "hyperparameters",
 ]

@@ -63,15 +63,21 @@ def test_unknown_name_lists_the_aliases_first():
 
 def test_a_registry_is_a_sequence_of_the_classes_its_modules_list():
     from fedgraph.models.kge import KGEModel, TransE, models
+    from fedgraph.models.kge.base import NormBasedModel
     from fedgraph.models.losses import MarginRankingLoss, NSSALoss, losses
 
     assert TransE in models and KGEModel not in models  # abstract: left out
+    assert NormBasedModel not in models  # abstract too (no `interaction`)
     assert all(issubclass(c, KGEModel) for c in models) and len(models) >= 4
-    assert list(losses) == [NSSALoss, losses[1], MarginRankingLoss]
-    assert losses.names() == ["nssa", "sigmoid-ns", "margin-ranking"]
-    assert repr(losses) == (
-        "Registry('loss', ['NSSALoss', 'SigmoidNSLoss', 'MarginRankingLoss'])"
+    # one file each, in module order, each where it is defined
+    modules = [c.__module__ for c in losses]
+    assert modules == sorted(modules)
+    assert {"fedgraph.models.losses.nssa", "fedgraph.models.losses.sigmoid_ns"} <= (
+        set(modules)
     )
+    assert {NSSALoss, MarginRankingLoss} <= set(losses)
+    assert {"nssa", "sigmoid-ns", "margin-ranking"} <= set(losses.names())
+    assert repr(losses) == f"Registry('loss', {[c.__name__ for c in losses]})"
 
 
 def test_names_aliases_and_class_names_resolve():
@@ -164,3 +170,86 @@ def test_component_name_is_the_own_name_attribute_or_the_class_name():
 
     assert component_name(SigmoidNSLoss, "Loss") == "sigmoid-ns"
     assert component_name(SubLoss, "Loss") == "sub"
+
+
+# ------------------------------------------------- every kind, generically
+
+
+def test_constructor_parameters_follow_kwargs_into_the_base():
+    from fedgraph.registry import Kind, constructor_parameters, hyperparameters
+
+    class Base:
+        def __init__(self, *, a: int = 1, b: str = "x", seed: int = 0) -> None:
+            pass
+
+    class Child(Base):
+        def __init__(self, c: float = 2.0, b: str = "y", **options) -> None:
+            super().__init__(b=b, **options)
+
+    class Closed(Base):
+        def __init__(self, c: float = 2.0) -> None:
+            super().__init__()
+
+    kind = Kind("toy", "toy", "Base", fixed=(("seed", "--seed"),))
+    assert [p.name for p in constructor_parameters(Child)] == [
+        "c", "b", "options", "a", "b", "seed",
+    ]  # fmt: skip
+    # the subclass's default wins; `fixed` arguments are the caller's
+    assert hyperparameters(Child, kind) == {"c": 2.0, "b": "y", "a": 1}
+    assert hyperparameters(Closed, kind) == {"c": 2.0}  # no **kwargs: stops
+
+
+def test_the_regimes_are_a_kind_read_through_their_base_constructor():
+    from fedgraph.registry import KINDS, kind_registry
+    from fedgraph.training.regimes import OneVsAll, regimes
+
+    assert kind_registry("regime") is regimes and regimes.kind is KINDS["regime"]
+    # OneVsAll sets `loss` and `label_smoothing` and passes the rest on
+    assert regimes.hyperparameters("1vsall") == {
+        "loss": "ce",
+        "label_smoothing": 0.0,
+        "reciprocal": False,
+        "regularizer": "none",
+        "regularizer_weight": 0.0,
+        "entity_dropout": 0.0,
+        "relation_dropout": 0.0,
+    }
+    assert regimes.hyperparameters("kvsall")["loss"] == "bce"
+    assert "loss" not in regimes.hyperparameters("negative-sampling")
+    assert regimes.check_kwargs("ns", {"regularizer_weight": 1}) == {
+        "regularizer_weight": 1.0
+    }
+    with pytest.raises(ValueError) as exc:
+        regimes.check_kwargs("1vsall", {"margin": 1.0})
+    assert str(exc.value) == (
+        "`regime_kwargs` key 'margin' is not an argument of OneVsAll (its "
+        "arguments: loss, label_smoothing, reciprocal, regularizer, "
+        "regularizer_weight, entity_dropout, relation_dropout)"
+    )
+    assert repr(OneVsAll(reciprocal=True)).startswith(
+        "OneVsAll(loss='ce', label_smoothing=0.0, reciprocal=True"
+    )
+
+
+@pytest.mark.parametrize("kind", ["model", "loss", "partitioner", "regime"])
+def test_each_kind_s_source_view_is_its_imported_registry(kind):
+    # what `--help` reads from source (no torch) is what the registry
+    # imports, abstract intermediate bases (NormBasedModel,
+    # RelationPartitioner, AllEntityRegime) left out of both
+    from fedgraph.declared import declared_components
+    from fedgraph.registry import KINDS, kind_registry
+
+    assert sorted(KINDS) == ["loss", "model", "partitioner", "regime"]
+    registry = kind_registry(kind)
+    assert declared_components(kind) == registry.describe()
+    assert len(registry) >= 3
+    abstract = {"NormBasedModel", "RelationPartitioner", "AllEntityRegime"}
+    assert not abstract & {c["class"] for c in declared_components(kind)}
+
+
+def test_kind_registry_refuses_a_source_without_one():
+    from fedgraph.registry import Kind, kind_registry
+
+    with pytest.raises(ValueError) as exc:
+        kind_registry(Kind("toy", "fedgraph.validate", "Nothing"))
+    assert str(exc.value) == "fedgraph.validate holds no registry of kind 'toy'"

@@ -20,6 +20,8 @@ BASELINES = ("independent", "centralized")
 KGE_MODELS = component_names("model")
 #: :data:`fedgraph.models.losses.losses`' names, read from source
 KGE_LOSSES = component_names("loss")
+#: :data:`fedgraph.training.regimes.regimes`' names, read from source
+REGIMES = component_names("regime")
 #: :data:`fedgraph.runtime.loop.SELECTIONS`
 SELECTIONS = ("weighted", "per-client")
 #: :data:`fedgraph.runtime.batched.LOCAL_TRAINING`
@@ -46,6 +48,7 @@ __all__ = [
     "BASELINES",
     "KGE_MODELS",
     "KGE_LOSSES",
+    "REGIMES",
     "SELECTIONS",
     "LOCAL_TRAINING",
     "SAMPLE_ON",

@@ -1,6 +1,7 @@
 r"""Reference pages generated from the code: the CLI (from the ``argparse``
 parsers of :mod:`fedgraph.cli`) and the registries (datasets, partitioners,
-KGE models and losses, federated algorithms and their settings).
+KGE models and losses, training regimes, federated algorithms and their
+settings).
 
 The documentation build calls :func:`write_generated_pages`, so these pages
 cannot drift from the code.
@@ -15,6 +16,7 @@ import re
 from pathlib import Path
 
 from fedgraph.data.io import atomic_write_text
+from fedgraph.registry import Registry
 
 
 def _rst_to_md(text: str) -> str:
@@ -143,6 +145,35 @@ def rgcn_algorithms_table() -> str:
     return "\n".join(rows)
 
 
+def losses_table() -> str:
+    r"""Markdown: one row per loss of the registry (``--loss``), with its
+    other names, own arguments and first docstring line."""
+    from fedgraph.models.losses import losses
+
+    return _component_rows(losses, "loss (`--loss`)", "own arguments")
+
+
+def regimes_table() -> str:
+    r"""Markdown: one row per training regime of the registry
+    (``--regime``), with its other names, arguments (``regime_kwargs``) and
+    first docstring line."""
+    from fedgraph.training.regimes import regimes
+
+    return _component_rows(regimes, "name (`--regime`)", "arguments (`regime_kwargs`)")
+
+
+def _component_rows(registry: Registry, name: str, kwargs: str) -> str:
+    r"""The rows of :func:`losses_table` and :func:`regimes_table`."""
+    rows = [f"| {name} | class | {kwargs} | what |", "|---|---|---|---|"]
+    for cls, entry in zip(registry, registry.describe(), strict=True):
+        names = ", ".join(f"`{n}`" for n in (entry["name"], *entry["aliases"]))
+        rows.append(
+            f"| {names} | `{entry['class']}` | {_kwargs_cell(entry['kwargs'])} "
+            f"| {_first_line(cls)} |"
+        )
+    return "\n".join(rows)
+
+
 #: The registry tables the hand-written pages include
 #: (```` ```{include} reference/tables/NAME.inc ``` ````), written by
 #: :func:`write_generated_pages` at every documentation build: a new model,
@@ -151,6 +182,8 @@ TABLES = {
     "partitioners": partitioners_table,
     "kge-models": kge_models_table,
     "rgcn-algorithms": rgcn_algorithms_table,
+    "losses": losses_table,
+    "regimes": regimes_table,
 }
 
 
@@ -168,10 +201,8 @@ def _partitioner_section() -> list[str]:
 
 
 def _model_section() -> list[str]:
-    r"""The KGE models' and losses' heading and tables."""
-    from fedgraph.models import losses
-
-    out = [
+    r"""The KGE models', losses' and training regimes' headings and tables."""
+    return [
         "",
         "## KGE models and losses (`fedgraph.models.models`, `fedgraph.models.losses`)",
         "",
@@ -180,12 +211,14 @@ def _model_section() -> list[str]:
         "",
         kge_models_table(),
         "",
-        "| loss (`--loss`) | class | what |",
-        "|---|---|---|",
+        losses_table(),
+        "",
+        "## Training regimes (`fedgraph.training.regimes.regimes`)",
+        "",
+        "`resolve_regime(NAME, **regime_kwargs)`, `fedgraph train --regime NAME`.",
+        "",
+        regimes_table(),
     ]
-    for cls in losses:
-        out.append(f"| `{losses.name(cls)}` | `{cls.__name__}` | {_first_line(cls)} |")
-    return out
 
 
 def registries_page() -> str:

@@ -1,7 +1,8 @@
 r"""The training-regime options of ``fedgraph train`` (``--regime``,
 ``--reciprocal``, ``--regularizer``, …) and ``--recipe``, in one group.
 
-Imports nothing heavy: ``--help`` reads the regimes' names from here.
+Imports nothing heavy: ``--regime`` takes the registry's names as read
+from source (:data:`fedgraph.cli.choices.REGIMES`).
 """
 
 from __future__ import annotations
@@ -9,11 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from fedgraph.cli.choices import REGIMES
 from fedgraph.cli.options import real, unit
-
-#: the regime names ``--regime`` takes (the registry's names,
-#: :data:`fedgraph.training.regimes.regimes`; a test checks that they agree)
-REGIME_NAMES = ("negative-sampling", "1vsall", "kvsall")
 
 #: option destination -> the regime setting it sets
 REGIME_SETTINGS = {
@@ -36,7 +34,7 @@ def add_regime_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("training regime (KGE)")
     g.add_argument(
         "--regime",
-        choices=REGIME_NAMES,
+        choices=REGIMES,
         default="negative-sampling",
         help="what a training step scores: sampled negatives (--loss, "
         "--num-negatives), or every entity for each triple (1vsall) or each "
@@ -145,7 +143,6 @@ def recipe_defaults(p: argparse.ArgumentParser) -> dict[str, Any]:
 
 
 __all__ = [
-    "REGIME_NAMES",
     "REGIME_OPTIONS",
     "REGIME_SETTINGS",
     "add_regime_arguments",

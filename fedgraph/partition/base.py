@@ -7,11 +7,19 @@ import hashlib
 import types
 import typing
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
+from torch import Tensor
 
+from fedgraph.data.knowledge_graph import KnowledgeGraph
+from fedgraph.data.shard import FederatedKG
+from fedgraph.partition.split import (
+    DEFAULT_RATIOS,
+    check_ratios,
+    shards_from_relation_clients,
+)
 from fedgraph.validate import check_instance, check_integer
 from fedgraph.version import __version__
 
@@ -130,4 +138,69 @@ def source_checksum(graph: Any) -> str:
     return "sha256:" + h.hexdigest()
 
 
-__all__ = ["Partitioner", "source_checksum"]
+class RelationPartitioner(Partitioner):
+    r"""Base class of the partitioners that give each relation to one
+    client: :meth:`assign` maps relations to clients, every triple follows
+    its relation, and each client's pooled triples are re-split
+    (:func:`~fedgraph.partition.split.shards_from_relation_clients`); the
+    relation → client map is stored in the metadata as
+    ``relation_clients``.
+
+    Args:
+        num_clients (int): number of clients.
+        seed (int, optional): random seed. (default: :obj:`0`)
+        ratios (Sequence[float], optional): per-client ``(train, valid,
+            test)`` fractions. (default: :obj:`(0.8, 0.1, 0.1)`)
+        splits (Sequence[str], optional): source splits to pool
+            (default: :obj:`None`, all of them).
+    """
+
+    def __init__(
+        self,
+        num_clients: int,
+        *,
+        seed: int = 0,
+        ratios: Sequence[float] = DEFAULT_RATIOS,
+        splits: Sequence[str] | None = None,
+    ) -> None:
+        super().__init__(num_clients, seed=seed)
+        self.ratios = check_ratios(ratios)
+        self.splits = list(splits) if splits is not None else None
+
+    def get_params(self) -> dict[str, Any]:
+        return {
+            **super().get_params(),
+            "ratios": list(self.ratios),
+            "splits": self.splits,
+        }
+
+    @abstractmethod
+    def assign(
+        self, graph: KnowledgeGraph, generator: torch.Generator | None = None
+    ) -> Tensor:
+        r"""The ``[num_relations]`` client of each relation of ``graph``.
+
+        Args:
+            graph (KnowledgeGraph): the source graph.
+            generator (torch.Generator, optional): the stream the re-split
+                continues with, for a partitioner that draws from it
+                (default: :obj:`None`, a fresh :meth:`generator`).
+        """
+
+    def __call__(self, graph: KnowledgeGraph) -> FederatedKG:
+        gen = self.generator()
+        owner = self.assign(graph, gen)
+        meta = self.provenance(graph)
+        meta["relation_clients"] = owner.tolist()
+        return shards_from_relation_clients(
+            graph,
+            owner,
+            num_clients=self.num_clients,
+            splits=self.splits,
+            ratios=self.ratios,
+            generator=gen,
+            meta=meta,
+        )
+
+
+__all__ = ["Partitioner", "RelationPartitioner", "source_checksum"]

@@ -10,17 +10,12 @@ import torch
 from torch import Tensor
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
-from fedgraph.data.shard import FederatedKG
-from fedgraph.partition.base import Partitioner
+from fedgraph.partition.base import RelationPartitioner
 from fedgraph.partition.relation_cluster import canonical_labels, cooccurrence_matrix
-from fedgraph.partition.split import (
-    DEFAULT_RATIOS,
-    check_ratios,
-    shards_from_relation_clients,
-)
+from fedgraph.partition.split import DEFAULT_RATIOS
 
 
-class LouvainRelationPartitioner(Partitioner):
+class LouvainRelationPartitioner(RelationPartitioner):
     r"""A relation partition along the communities that `"Fast unfolding of
     communities in large networks" <https://arxiv.org/abs/0803.0476>`_
     (Blondel et al., 2008, the Louvain method) finds in the relation graph:
@@ -70,7 +65,7 @@ class LouvainRelationPartitioner(Partitioner):
         ratios: Sequence[float] = DEFAULT_RATIOS,
         splits: Sequence[str] | None = None,
     ) -> None:
-        super().__init__(num_clients, seed=seed)
+        super().__init__(num_clients, seed=seed, ratios=ratios, splits=splits)
         if isinstance(resolution, bool) or not isinstance(resolution, int | float):
             raise ValueError(f"`resolution` must be a number (got {resolution!r})")
         if not (math.isfinite(resolution) and resolution > 0):
@@ -78,15 +73,14 @@ class LouvainRelationPartitioner(Partitioner):
                 f"`resolution` must be a positive number (got {resolution!r})"
             )
         self.resolution = float(resolution)
-        self.ratios = check_ratios(ratios)
-        self.splits = list(splits) if splits is not None else None
 
     def get_params(self) -> dict[str, Any]:
+        params = super().get_params()
         return {
-            **super().get_params(),
+            "num_clients": params.pop("num_clients"),
+            "seed": params.pop("seed"),
             "resolution": self.resolution,
-            "ratios": list(self.ratios),
-            "splits": self.splits,
+            **params,
         }
 
     def communities(self, graph: KnowledgeGraph) -> list[list[int]]:
@@ -105,8 +99,11 @@ class LouvainRelationPartitioner(Partitioner):
         )
         return sorted((sorted(int(r) for r in c) for c in found), key=lambda c: c[0])
 
-    def assign(self, graph: KnowledgeGraph) -> Tensor:
-        r"""The ``[num_relations]`` client of each relation."""
+    def assign(
+        self, graph: KnowledgeGraph, generator: torch.Generator | None = None
+    ) -> Tensor:
+        r"""The ``[num_relations]`` client of each relation (Louvain is
+        seeded with :obj:`seed`; ``generator`` is not drawn from)."""
         found = self.communities(graph)
         if len(found) < self.num_clients:
             raise ValueError(
@@ -124,20 +121,6 @@ class LouvainRelationPartitioner(Partitioner):
             owner[c] = client
             load[client] += int(sizes[c].sum())
         return canonical_labels(owner, self.num_clients)
-
-    def __call__(self, graph: KnowledgeGraph) -> FederatedKG:
-        owner = self.assign(graph)
-        meta = self.provenance(graph)
-        meta["relation_clients"] = owner.tolist()
-        return shards_from_relation_clients(
-            graph,
-            owner,
-            num_clients=self.num_clients,
-            splits=self.splits,
-            ratios=self.ratios,
-            generator=self.generator(),
-            meta=meta,
-        )
 
 
 __all__ = ["LouvainRelationPartitioner"]

@@ -12,13 +12,8 @@ import torch
 from torch import Tensor
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
-from fedgraph.data.shard import FederatedKG
-from fedgraph.partition.base import Partitioner
-from fedgraph.partition.split import (
-    DEFAULT_RATIOS,
-    check_ratios,
-    shards_from_relation_clients,
-)
+from fedgraph.partition.base import RelationPartitioner
+from fedgraph.partition.split import DEFAULT_RATIOS
 from fedgraph.typing import Triples
 
 
@@ -56,7 +51,7 @@ def cooccurrence_matrix(
     return m
 
 
-class SpectralRelationPartitioner(Partitioner):
+class SpectralRelationPartitioner(RelationPartitioner):
     r"""The clustering-based partition of `"Heterogeneous Federated Knowledge
     Graph Embedding Learning and Unlearning" <https://arxiv.org/abs/2302.02069>`_
     (FedLU's FB15k-237-C3/C5/C10, Algorithm 2).
@@ -97,23 +92,20 @@ class SpectralRelationPartitioner(Partitioner):
         splits: Sequence[str] | None = None,
         n_init: int = 10,
     ) -> None:
-        super().__init__(num_clients, seed=seed)
-        self.ratios = check_ratios(ratios)
-        self.splits = list(splits) if splits is not None else None
+        super().__init__(num_clients, seed=seed, ratios=ratios, splits=splits)
         if n_init < 1:
             raise ValueError(f"`n_init` must be a positive integer (got {n_init})")
         self.n_init = int(n_init)
 
     def get_params(self) -> dict[str, Any]:
-        return {
-            **super().get_params(),
-            "ratios": list(self.ratios),
-            "splits": self.splits,
-            "n_init": self.n_init,
-        }
+        return {**super().get_params(), "n_init": self.n_init}
 
-    def assign(self, graph: KnowledgeGraph) -> Tensor:
-        r"""The ``[num_relations]`` cluster (client) of each relation."""
+    def assign(
+        self, graph: KnowledgeGraph, generator: torch.Generator | None = None
+    ) -> Tensor:
+        r"""The ``[num_relations]`` cluster (client) of each relation (the
+        clustering is seeded with :obj:`seed`; ``generator`` is not drawn
+        from)."""
         from sklearn.cluster import SpectralClustering
 
         if graph.num_relations < self.num_clients:
@@ -139,20 +131,6 @@ class SpectralRelationPartitioner(Partitioner):
             warnings.filterwarnings("ignore", message="Graph is not fully connected")
             labels = torch.as_tensor(sc.fit_predict(m.astype(np.float64)))
         return canonical_labels(labels, self.num_clients)
-
-    def __call__(self, graph: KnowledgeGraph) -> FederatedKG:
-        owner = self.assign(graph)
-        meta = self.provenance(graph)
-        meta["relation_clients"] = owner.tolist()
-        return shards_from_relation_clients(
-            graph,
-            owner,
-            num_clients=self.num_clients,
-            splits=self.splits,
-            ratios=self.ratios,
-            generator=self.generator(),
-            meta=meta,
-        )
 
 
 def canonical_labels(labels: Tensor, num_clusters: int) -> Tensor:

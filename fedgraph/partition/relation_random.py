@@ -2,22 +2,13 @@ r"""FedE's random relation partition (FB15k-237-Fed3/5/10, NELL-995-Fed3)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 import torch
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
-from fedgraph.data.shard import FederatedKG
-from fedgraph.partition.base import Partitioner
-from fedgraph.partition.split import (
-    DEFAULT_RATIOS,
-    check_ratios,
-    shards_from_relation_clients,
-)
+from fedgraph.partition.base import RelationPartitioner
 
 
-class RandomRelationPartitioner(Partitioner):
+class RandomRelationPartitioner(RelationPartitioner):
     r"""The random relation partition of `"Federated Knowledge Graph Embedding"
     <https://arxiv.org/abs/2012.02979>`_ (FedE, also FedLU's R3/R5/R10).
 
@@ -46,32 +37,17 @@ class RandomRelationPartitioner(Partitioner):
     name = "relation"
     aliases = ("random",)
 
-    def __init__(
-        self,
-        num_clients: int,
-        *,
-        seed: int = 0,
-        ratios: Sequence[float] = DEFAULT_RATIOS,
-        splits: Sequence[str] | None = None,
-    ) -> None:
-        super().__init__(num_clients, seed=seed)
-        self.ratios = check_ratios(ratios)
-        self.splits = list(splits) if splits is not None else None
-
-    def get_params(self) -> dict[str, Any]:
-        return {
-            **super().get_params(),
-            "ratios": list(self.ratios),
-            "splits": self.splits,
-        }
-
-    def assign(self, graph: KnowledgeGraph, generator: torch.Generator) -> torch.Tensor:
-        r"""The ``[num_relations]`` client of each relation."""
+    def assign(
+        self, graph: KnowledgeGraph, generator: torch.Generator | None = None
+    ) -> torch.Tensor:
+        r"""The ``[num_relations]`` client of each relation, drawn from
+        ``generator`` (default: a fresh :meth:`generator`)."""
         if graph.num_relations < self.num_clients:
             raise ValueError(
                 f"`num_clients`={self.num_clients} exceeds the number of "
                 f"relations (got {graph.num_relations}): some client would be empty"
             )
+        generator = self.generator() if generator is None else generator
         perm = torch.randperm(graph.num_relations, generator=generator)
         owner = torch.empty(graph.num_relations, dtype=torch.long)
         # Deal evenly: shuffled position p goes to client floor(p * K / R).
@@ -79,21 +55,6 @@ class RandomRelationPartitioner(Partitioner):
             torch.arange(graph.num_relations) * self.num_clients // graph.num_relations
         )
         return owner
-
-    def __call__(self, graph: KnowledgeGraph) -> FederatedKG:
-        gen = self.generator()
-        owner = self.assign(graph, gen)
-        meta = self.provenance(graph)
-        meta["relation_clients"] = owner.tolist()
-        return shards_from_relation_clients(
-            graph,
-            owner,
-            num_clients=self.num_clients,
-            splits=self.splits,
-            ratios=self.ratios,
-            generator=gen,
-            meta=meta,
-        )
 
 
 __all__ = ["RandomRelationPartitioner"]

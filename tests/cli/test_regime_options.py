@@ -12,12 +12,11 @@ from fedlu_toy import write_toy_folders  # noqa: E402
 
 from fedgraph.cli.main import build_parser, main  # noqa: E402
 from fedgraph.cli.regime_options import (  # noqa: E402
-    REGIME_NAMES,
     apply_recipe,
     regime_settings,
 )
 from fedgraph.recipes import baseline_kwargs, load_recipe, recipe_names  # noqa: E402
-from fedgraph.training.regimes import regimes  # noqa: E402
+from fedgraph.training.regimes import DEFAULT_REGIME, regimes  # noqa: E402
 
 
 def _args(*extra):
@@ -26,8 +25,17 @@ def _args(*extra):
     )
 
 
-def test_the_regime_names_are_the_registry_names():
-    assert sorted(REGIME_NAMES) == sorted(regimes.names())
+def test_the_regime_choices_are_the_registry_names(capsys):
+    # `--regime` takes the registry's names, read from the regimes' source
+    # (no hand list): each parses, the default is the library's
+    assert _args().regime == DEFAULT_REGIME
+    for name in regimes.names():
+        assert _args("--regime", name).regime == name
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    out = "".join(capsys.readouterr().out.split())
+    assert "--regime{" + ",".join(regimes.names()) + "}" in out
+    assert {"negative-sampling", "1vsall", "kvsall"} <= set(regimes.names())
 
 
 def test_options_become_the_regime_and_its_settings():

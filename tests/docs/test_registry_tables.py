@@ -24,7 +24,9 @@ def _included() -> dict[str, list[str]]:
 def test_every_registry_table_is_included_by_a_page():
     assert _included() == {
         "kge-models": ["federated.md"],
+        "losses": ["federated.md"],
         "partitioners": ["partition.md"],
+        "regimes": ["federated.md"],
         "rgcn-algorithms": ["rdf.md"],
     }
     assert set(_included()) == set(TABLES)
@@ -45,7 +47,9 @@ def test_no_page_keeps_its_own_copy_of_a_registry_table():
 def test_the_build_writes_each_table_from_its_registry(tmp_path):
     from fedgraph.federated.algorithms import algorithms
     from fedgraph.models.kge import models
+    from fedgraph.models.losses import losses
     from fedgraph.partition import partitioners
+    from fedgraph.training.regimes import regimes
 
     written = write_generated_pages(tmp_path)
     assert [p.relative_to(tmp_path).as_posix() for p in written] == [
@@ -54,6 +58,8 @@ def test_the_build_writes_each_table_from_its_registry(tmp_path):
         "tables/partitioners.inc",
         "tables/kge-models.inc",
         "tables/rgcn-algorithms.inc",
+        "tables/losses.inc",
+        "tables/regimes.inc",
     ]
     tables = {
         name: (tmp_path / "tables" / f"{name}.inc").read_text() for name in TABLES
@@ -62,6 +68,8 @@ def test_the_build_writes_each_table_from_its_registry(tmp_path):
         "partitioners": partitioners.names(),
         "kge-models": models.names(),
         "rgcn-algorithms": list(algorithms("rgcn")),
+        "losses": losses.names(),
+        "regimes": regimes.names(),
     }
     for name, text in tables.items():
         rows = [line for line in text.splitlines() if line.startswith("| `")]
@@ -81,3 +89,5 @@ def test_the_build_writes_each_table_from_its_registry(tmp_path):
     registries = (tmp_path / "registries.md").read_text()
     assert tables["kge-models"].strip() in registries
     assert tables["partitioners"].strip() in registries
+    assert tables["losses"].strip() in registries
+    assert tables["regimes"].strip() in registries

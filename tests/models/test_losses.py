@@ -7,6 +7,7 @@ from fedgraph.models.losses import (
     MarginRankingLoss,
     NSSALoss,
     SigmoidNSLoss,
+    losses,
     resolve_loss,
 )
 
@@ -62,7 +63,7 @@ def test_resolver():
         NSSALoss(-1.0)
 
 
-@pytest.mark.parametrize("name", ["nssa", "sigmoid-ns", "margin-ranking"])
+@pytest.mark.parametrize("name", losses.names())
 def test_rows_weighted_mean_is_the_loss(name):
     gen = torch.Generator().manual_seed(0)
     pos = torch.randn(5, generator=gen, dtype=torch.float64)

@@ -292,8 +292,42 @@ def chunked_candidates(
     return torch.cat([fn(*query, cand[s]) for s in chunks], dim=1)
 
 
+class NormBasedModel(KGEModel):
+    r"""Base class of the models whose score is a distance
+    :math:`\gamma - \|\cdot\|_p` (TransE, PairRE): the norm :math:`p` is
+    a hyperparameter of their own, checked before any table is allocated.
+
+    Args:
+        num_entities (int): number of entities.
+        num_relations (int): number of relations.
+        hidden_channels (int): embedding dimension.
+        gamma (float, optional): margin. (default: :obj:`9.0`)
+        epsilon (float, optional): embedding-range :math:`\epsilon`.
+            (default: :obj:`2.0`)
+        p_norm (float, optional): the norm, 1 or 2. (default: :obj:`1.0`)
+    """
+
+    def __init__(
+        self,
+        num_entities: int,
+        num_relations: int,
+        hidden_channels: int,
+        *,
+        gamma: float = 9.0,
+        epsilon: float = 2.0,
+        p_norm: float = 1.0,
+    ) -> None:
+        if p_norm not in (1, 2):
+            raise ValueError(f"`p_norm` must be 1 or 2 (got {p_norm})")
+        self.p_norm = float(p_norm)
+        super().__init__(
+            num_entities, num_relations, hidden_channels, gamma=gamma, epsilon=epsilon
+        )
+
+
 __all__ = [
     "KGEModel",
+    "NormBasedModel",
     "HEAD_BATCH",
     "TAIL_BATCH",
     "MODES",

@@ -6,10 +6,10 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from fedgraph.models.kge.base import KGEModel
+from fedgraph.models.kge.base import NormBasedModel
 
 
-class PairRE(KGEModel):
+class PairRE(NormBasedModel):
     r"""PairRE from `"PairRE: Knowledge Graph Embeddings via Paired Relation
     Vectors" <https://arxiv.org/abs/2011.03798>`_: each relation holds a pair
     of vectors that rescale the head and the tail,
@@ -36,23 +36,6 @@ class PairRE(KGEModel):
     """
 
     relation_factor = 2
-
-    def __init__(
-        self,
-        num_entities: int,
-        num_relations: int,
-        hidden_channels: int,
-        *,
-        gamma: float = 9.0,
-        epsilon: float = 2.0,
-        p_norm: float = 1.0,
-    ) -> None:
-        if p_norm not in (1, 2):
-            raise ValueError(f"`p_norm` must be 1 or 2 (got {p_norm})")
-        self.p_norm = float(p_norm)
-        super().__init__(
-            num_entities, num_relations, hidden_channels, gamma=gamma, epsilon=epsilon
-        )
 
     def interaction(self, head: Tensor, rel: Tensor, tail: Tensor) -> Tensor:
         r_head, r_tail = rel.chunk(2, dim=-1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from fedgraph.models.kge.base import TAIL_BATCH, KGEModel
+from fedgraph.models.kge.base import TAIL_BATCH, NormBasedModel
 from fedgraph.models.kge.l1 import (
     compile_enabled,
     l1_distance,
@@ -14,7 +14,7 @@ from fedgraph.models.kge.l1 import (
 )
 
 
-class TransE(KGEModel):
+class TransE(NormBasedModel):
     r"""TransE from `"Translating Embeddings for Modeling Multi-Relational Data"
     <https://proceedings.neurips.cc/paper/2013/file/1cecc7a77928ca8133fa24680a88d2f9-Paper.pdf>`_,
     with the margin of the RotatE/FedE/FedLU code:
@@ -41,23 +41,6 @@ class TransE(KGEModel):
             (default: :obj:`2.0`)
         p_norm (float, optional): the norm, 1 or 2. (default: :obj:`1.0`)
     """
-
-    def __init__(
-        self,
-        num_entities: int,
-        num_relations: int,
-        hidden_channels: int,
-        *,
-        gamma: float = 9.0,
-        epsilon: float = 2.0,
-        p_norm: float = 1.0,
-    ) -> None:
-        if p_norm not in (1, 2):
-            raise ValueError(f"`p_norm` must be 1 or 2 (got {p_norm})")
-        self.p_norm = float(p_norm)
-        super().__init__(
-            num_entities, num_relations, hidden_channels, gamma=gamma, epsilon=epsilon
-        )
 
     def interaction(self, head: Tensor, rel: Tensor, tail: Tensor) -> Tensor:
         return self.gamma - torch.linalg.vector_norm(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fedgraph.registry import Kind, Registry
+from fedgraph.registry import Registry
 from fedgraph.training.regimes.base import (
     ALL_ENTITY_LOSSES,
     AllEntityRegime,
@@ -33,17 +33,10 @@ from fedgraph.training.regimes.regularizers import (
     resolve_regularizer,
 )
 
-#: the training regimes, found by module (one file each; a class's ``name``
-#: and ``aliases`` are the names a command line takes)
-regimes = Registry(
-    Kind(
-        "regime",
-        "fedgraph.training.regimes",
-        "TrainingRegime",
-        kwargs_name="`regime_kwargs`",
-    ),
-    TrainingRegime,
-)
+#: the training regimes (:data:`fedgraph.registry.KINDS` ``["regime"]``),
+#: found by module: one file each; a class's ``name`` and ``aliases`` are the
+#: names a command line takes
+regimes = Registry("regime", TrainingRegime)
 
 #: the name of the default regime
 DEFAULT_REGIME = "negative-sampling"

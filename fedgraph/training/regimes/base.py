@@ -85,10 +85,11 @@ class TrainingRegime(ABC):
             (default: ``"none"``)
         regularizer_weight (float, optional): its weight :math:`\lambda`.
             (default: :obj:`0.0`)
-        entity_dropout (float, optional): dropout on entity embeddings in
-            training, in :math:`[0, 1)`. (default: :obj:`0.0`)
-        relation_dropout (float, optional): dropout on relation embeddings.
-            (default: :obj:`0.0`)
+        entity_dropout (float, optional): dropout on entity embeddings (query
+            and candidates) in training, in :math:`[0, 1)`; all-entity
+            regimes only. (default: :obj:`0.0`)
+        relation_dropout (float, optional): dropout on relation embeddings
+            in training, in :math:`[0, 1)`. (default: :obj:`0.0`)
     """
 
     def __init__(
@@ -249,13 +250,18 @@ class AllEntityRegime(TrainingRegime):
     :func:`~fedgraph.training.mutual_regime.mutual_regime_epochs`).
 
     Args:
-        loss (str): ``"ce"`` or ``"bce"``
-            (:func:`all_entity_loss`).
-        label_smoothing (float): :math:`\epsilon \in [0, 1)`.
-        **kwargs: the options of :class:`TrainingRegime`.
+        loss (str, optional): ``"ce"`` or ``"bce"``
+            (:func:`all_entity_loss`). (default: ``"ce"``)
+        label_smoothing (float, optional): :math:`\epsilon \in [0, 1)`.
+            (default: :obj:`0.0`)
+        **kwargs: the options of every regime, keyword only
+            (:class:`TrainingRegime`): ``reciprocal``, ``regularizer``,
+            ``regularizer_weight``, ``entity_dropout``, ``relation_dropout``.
     """
 
-    def __init__(self, loss: str, label_smoothing: float, **kwargs: Any) -> None:
+    def __init__(
+        self, loss: str = "ce", label_smoothing: float = 0.0, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.loss, self.label_smoothing = check_all_entity_loss(loss, label_smoothing)
 

@@ -3,6 +3,8 @@ known answers at once."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import Tensor
 
@@ -30,8 +32,10 @@ def distinct_queries(triples: Tensor, code: int) -> Tensor:
 
 
 class KvsAll(AllEntityRegime):
-    r"""k-vs-all (Dettmers et al., AAAI 2018; LibKGE's ``KvsAll``): the rows
-    an epoch shuffles are the distinct queries :math:`(h, r, ?)` of the
+    r"""k-vs-all (Dettmers et al., AAAI 2018; LibKGE's ``KvsAll``): each
+    distinct query against every entity, all its known answers at once.
+
+    The rows an epoch shuffles are the distinct queries :math:`(h, r, ?)` of the
     training triples (and :math:`(?, r, t)` without reciprocal relations),
     each scored against every entity with the 0/1 vector of all its training
     answers as target; one optimiser step per batch of queries on the mean
@@ -44,43 +48,18 @@ class KvsAll(AllEntityRegime):
     ``modes`` holds head corruption.
 
     Args:
-        loss (str, optional): ``"bce"`` or ``"ce"``. (default: ``"bce"``)
-        label_smoothing (float, optional): :math:`\epsilon \in [0, 1)`.
-            (default: :obj:`0.0`)
-        reciprocal (bool, optional): inverse relations, tail queries only.
-            (default: :obj:`False`)
-        regularizer (str, optional): ``"n3"``, ``"l2"`` or ``"none"``.
-            (default: ``"none"``)
-        regularizer_weight (float, optional): its weight. (default: :obj:`0.0`)
-        entity_dropout (float, optional): dropout on entity embeddings (query
-            and candidates) in training. (default: :obj:`0.0`)
-        relation_dropout (float, optional): dropout on relation embeddings.
-            (default: :obj:`0.0`)
+        loss (str, optional): ``"bce"`` (Dettmers et al.'s) or ``"ce"``.
+            (default: ``"bce"``)
+        **options: ``label_smoothing`` and the options of every regime, as
+            :class:`~fedgraph.training.regimes.base.AllEntityRegime` takes
+            them.
     """
 
     name = "kvsall"
     aliases = ("k-vs-all",)
 
-    def __init__(
-        self,
-        loss: str = "bce",
-        label_smoothing: float = 0.0,
-        *,
-        reciprocal: bool = False,
-        regularizer: str = "none",
-        regularizer_weight: float = 0.0,
-        entity_dropout: float = 0.0,
-        relation_dropout: float = 0.0,
-    ) -> None:
-        super().__init__(
-            loss,
-            label_smoothing,
-            reciprocal=reciprocal,
-            regularizer=regularizer,
-            regularizer_weight=regularizer_weight,
-            entity_dropout=entity_dropout,
-            relation_dropout=relation_dropout,
-        )
+    def __init__(self, loss: str = "bce", **options: Any) -> None:
+        super().__init__(loss, **options)
 
     def prepare(
         self,

@@ -3,6 +3,7 @@ r"""Negative sampling: the regime of the RotatE, FedE and FedLU code."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from torch import Tensor
 
@@ -30,33 +31,19 @@ class NegativeSampling(TrainingRegime):
     Args:
         reciprocal (bool, optional): train the inverse relations too, on
             tail corruption only. (default: :obj:`False`)
-        regularizer (str, optional): ``"n3"``, ``"l2"`` or ``"none"``.
-            (default: ``"none"``)
-        regularizer_weight (float, optional): its weight. (default: :obj:`0.0`)
         entity_dropout (float, optional): must be 0 here: dropout needs the
             all-entity scoring of ``"1vsall"`` / ``"kvsall"``. (default: :obj:`0.0`)
         relation_dropout (float, optional): must be 0 here. (default: :obj:`0.0`)
+
+    ``regularizer`` and ``regularizer_weight`` are those of
+    :class:`~fedgraph.training.regimes.base.TrainingRegime`.
     """
 
     name = "negative-sampling"
     aliases = ("ns",)
 
-    def __init__(
-        self,
-        *,
-        reciprocal: bool = False,
-        regularizer: str = "none",
-        regularizer_weight: float = 0.0,
-        entity_dropout: float = 0.0,
-        relation_dropout: float = 0.0,
-    ) -> None:
-        super().__init__(
-            reciprocal=reciprocal,
-            regularizer=regularizer,
-            regularizer_weight=regularizer_weight,
-            entity_dropout=entity_dropout,
-            relation_dropout=relation_dropout,
-        )
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
         if self.entity_dropout or self.relation_dropout:
             raise ValueError(
                 "`entity_dropout` and `relation_dropout` need an all-entity "

@@ -14,8 +14,10 @@ from fedgraph.training.regimes.base import (
 
 
 class OneVsAll(AllEntityRegime):
-    r"""1-vs-all (Lacroix et al., ICML 2018; LibKGE's ``1vsAll``): each
-    training triple :math:`(h, r, t)` is a tail query scored against every
+    r"""1-vs-all (Lacroix et al., ICML 2018; LibKGE's ``1vsAll``): every
+    entity is a candidate answer of every training query.
+
+    Each training triple :math:`(h, r, t)` is a tail query scored against every
     entity, with :math:`t` its one answer, and (without reciprocal
     relations, when ``modes`` holds head corruption) a head query with
     answer :math:`h`; one optimiser step per batch on
@@ -31,44 +33,13 @@ class OneVsAll(AllEntityRegime):
     are the model's all-entity scoring (:meth:`KGEModel.score_t` /
     :meth:`KGEModel.score_h`, the same as evaluation's).
 
-    Args:
-        loss (str, optional): ``"ce"`` or ``"bce"``. (default: ``"ce"``)
-        label_smoothing (float, optional): :math:`\epsilon \in [0, 1)`.
-            (default: :obj:`0.0`)
-        reciprocal (bool, optional): inverse relations, tail queries only.
-            (default: :obj:`False`)
-        regularizer (str, optional): ``"n3"``, ``"l2"`` or ``"none"``.
-            (default: ``"none"``)
-        regularizer_weight (float, optional): its weight. (default: :obj:`0.0`)
-        entity_dropout (float, optional): dropout on entity embeddings (query
-            and candidates) in training. (default: :obj:`0.0`)
-        relation_dropout (float, optional): dropout on relation embeddings.
-            (default: :obj:`0.0`)
+    Its arguments (``loss``, by default ``"ce"``, ``label_smoothing`` and
+    the options of every regime) are those of
+    :class:`~fedgraph.training.regimes.base.AllEntityRegime`.
     """
 
     name = "1vsall"
     aliases = ("1-vs-all",)
-
-    def __init__(
-        self,
-        loss: str = "ce",
-        label_smoothing: float = 0.0,
-        *,
-        reciprocal: bool = False,
-        regularizer: str = "none",
-        regularizer_weight: float = 0.0,
-        entity_dropout: float = 0.0,
-        relation_dropout: float = 0.0,
-    ) -> None:
-        super().__init__(
-            loss,
-            label_smoothing,
-            reciprocal=reciprocal,
-            regularizer=regularizer,
-            regularizer_weight=regularizer_weight,
-            entity_dropout=entity_dropout,
-            relation_dropout=relation_dropout,
-        )
 
     def score_queries(
         self,
