@@ -16,13 +16,18 @@ from fedgraph.runtime.baselines import run_baseline  # noqa: E402
 
 
 def test_the_shipped_recipes():
-    assert recipe_names() == ["complex-n3-fb15k-237", "rotate-fb15k-237"]
+    assert recipe_names() == [
+        "complex-n3-fb15k-237",
+        "complex-n3-kinship",
+        "complex-n3-nations",
+        "rotate-fb15k-237",
+    ]
 
 
 @pytest.mark.parametrize("name", recipe_names())
 def test_each_recipe_cites_its_source_and_sets_train_options(name):
     recipe = load_recipe(name)
-    assert recipe["name"] == name and recipe["dataset"] == "fb15k-237"
+    assert recipe["name"] == name and name.endswith(recipe["dataset"])
     source = recipe["source"]
     assert source["citation"] and source["code"].startswith("https://github.com/")
     assert 0 < source["reported"]["mrr"] < 1
