@@ -42,7 +42,7 @@ independent_as() {  # $1 = C3 | R3, $2 = method name, then options (later ones w
   d=$1
   shift 2
   locked "fedlu-$p-$m-transe" \
-    python -m fedgraph.runtime.baselines --data "$D/$d" --setting independent \
+    python -m fedgraph.cli.baselines --data "$D/$d" --setting independent \
     --model transe --dim 256 --gamma 9 --lr 1e-4 --batch-size 1024 \
     --num-negatives 256 --eval-every 5 --patience 3 --max-epochs 400 --seed 0 \
     --threads "$THREADS" --out "runs/fedlu-$p-$m-transe" \

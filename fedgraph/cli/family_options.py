@@ -65,7 +65,10 @@ _TEXT_ONLY = (
 FAMILY_OPTIONS: dict[str, frozenset[str]] = {
     **dict.fromkeys(_KGE_ONLY, frozenset({KGE})),
     **dict.fromkeys(_TEXT_ONLY, frozenset({TEXT})),
-    **dict.fromkeys(("num_bases", "clients", "num_types"), frozenset({RGCN})),
+    **dict.fromkeys(
+        ("num_bases", "clients", "num_types", "strategy", "partition_kwargs"),
+        frozenset({RGCN}),
+    ),
     **dict.fromkeys(("dim",), frozenset({KGE, RGCN})),
     **dict.fromkeys(
         ("batch_size", "gamma", "temperature", "fraction", "eval_every", "patience"),

@@ -4,6 +4,7 @@ answers before the runtime loads). See docs/privacy.md."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from fedgraph.cli.choices import RECORD_KEEP
 from fedgraph.cli.options import between, non_negative, real
@@ -11,7 +12,7 @@ from fedgraph.cli.options import between, non_negative, real
 
 def add_privacy_arguments(p: argparse.ArgumentParser) -> None:
     r"""The privacy options of ``fedgraph train`` (read by
-    :func:`fedgraph.privacy.setup.settings_from_args`)."""
+    :func:`privacy_settings`)."""
     g = p.add_argument_group("privacy (see docs/privacy.md)")
     g.add_argument(
         "--record-uploads",
@@ -50,4 +51,46 @@ def add_privacy_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-__all__ = ["add_privacy_arguments"]
+def _unused_options(args: argparse.Namespace, base: Any) -> list[str]:
+    r"""Options given a value that only another (absent) option would use
+    (``base``: the default settings)."""
+    unused = []
+    if not args.dp_epsilon:
+        unused += [
+            f"`--dp-{k}` without `--dp-epsilon`"
+            for k in ("delta", "clip")
+            if getattr(args, f"dp_{k}") != getattr(base, f"dp_{k}")
+        ]
+    if not args.secagg and args.secagg_neighbours != base.secagg_neighbours:
+        unused.append("`--secagg-neighbours` without `--secagg`")
+    return unused
+
+
+def privacy_settings(args: argparse.Namespace) -> Any:
+    r"""The :class:`~fedgraph.privacy.setup.PrivacySettings` of ``fedgraph
+    train``'s options.
+
+    Raises:
+        ValueError: for a value out of range, or an option that would go
+            unused (``--dp-clip`` without ``--dp-epsilon``).
+    """
+    from fedgraph.privacy.setup import PrivacySettings
+
+    unused = _unused_options(args, PrivacySettings())
+    if unused:
+        raise ValueError(f"privacy options: {'; '.join(unused)} has no effect")
+    try:
+        return PrivacySettings(
+            record_uploads=args.record_uploads,
+            dp_epsilon=args.dp_epsilon,
+            dp_delta=args.dp_delta,
+            dp_clip=args.dp_clip,
+            secagg=args.secagg,
+            secagg_neighbours=args.secagg_neighbours,
+            private_alignment=args.private_alignment,
+        )
+    except ValueError as exc:
+        raise ValueError(f"privacy options: {exc}") from None
+
+
+__all__ = ["add_privacy_arguments", "privacy_settings"]

@@ -27,10 +27,10 @@ from fedgraph.cli.choices import (
     normalized,
 )
 from fedgraph.cli.options import fraction, non_negative, positive, real, seed, threads
+from fedgraph.cli.privacy_options import privacy_settings
 from fedgraph.cli.train_common import (
     format_test_metrics,
-    privacy_settings,
-    progress_writer,
+    loop_settings,
     report_finished,
     write_and_report,
 )
@@ -133,6 +133,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     _add_data(g)
     _add_training(g)
+    _add_rgcn(g)
     _add_model_kwargs(g)
     _add_loop(g)
     _add_method(g, settings_help())
@@ -212,6 +213,16 @@ def _add_training(g: dict[str, Any]) -> None:
         default=None,
         help="learning rate, Adam (default: 1e-4; R-GCN: SGD 0.1; text: 5e-5)",
     )
+    g["model"].add_argument(
+        "--gamma",
+        type=real(0.0),
+        default=None,
+        help="score margin γ (default: 9.0; text: InfoNCE's additive margin 0.02)",
+    )
+
+
+def _add_rgcn(g: dict[str, Any]) -> None:
+    r"""The R-GCN model and the partition of a named RDF graph."""
     g["rgcn"].add_argument(
         "--num-bases", type=positive, default=100, help="R-GCN bases (default: 100)"
     )
@@ -225,13 +236,23 @@ def _add_training(g: dict[str, Any]) -> None:
         "--num-types",
         type=positive,
         default=6,
-        help="R-GCN on a named RDF graph: node types per client (default: 6)",
+        help="R-GCN on a named RDF graph: node types per client (rdf-type's "
+        "num_types) (default: 6)",
     )
-    g["model"].add_argument(
-        "--gamma",
-        type=real(0.0),
-        default=None,
-        help="score margin γ (default: 9.0; text: InfoNCE's additive margin 0.02)",
+    g["rgcn"].add_argument(
+        "--strategy",
+        default="rdf-type",
+        help="R-GCN on a named RDF graph: the partitioner, a name of `fedgraph "
+        "partition --strategy` whose partitioner splits RDF graphs (default: "
+        "rdf-type)",
+    )
+    g["rgcn"].add_argument(
+        "--partition-kwargs",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="R-GCN on a named RDF graph: an argument of the partitioner's own "
+        "(repeatable; as `fedgraph partition --partition-kwargs`)",
     )
 
 
@@ -485,7 +506,7 @@ def run(args: argparse.Namespace) -> int:
     for key, value in FAMILY_DEFAULTS[family].items():
         if getattr(args, key, None) is None:
             setattr(args, key, value)
-    algorithm = _check_args(args, family)
+    algorithm, privacy = _check_args(args, family)
     _check_loop_options(args, family, algorithm)
     guard.check(args.out)  # a folder fedgraph did not write is never trained into
     if args.threads > 0:
@@ -500,7 +521,7 @@ def run(args: argparse.Namespace) -> int:
         from fedgraph.cli.train_text import train_text
 
         return train_text(args, algorithm)
-    given = _resume_record(args, algorithm)
+    given = _resume_record(args, algorithm, privacy)
     if args.resume:
         from fedgraph.runtime.run_record import check_resume
 
@@ -523,7 +544,7 @@ def run(args: argparse.Namespace) -> int:
     _check_memory(args, algorithm, fed)  # before any table is allocated
     if algorithm in BASELINES:
         return _run_baseline(args, algorithm, fed, given)
-    return _run_federated(args, algorithm, fed, t0, given)
+    return _run_federated(args, algorithm, fed, t0, given, privacy)
 
 
 def _check_memory(args: argparse.Namespace, algorithm: str, fed: Any) -> None:
@@ -573,9 +594,11 @@ def _check_loop_options(args: argparse.Namespace, family: str, algorithm: str) -
         )
 
 
-def _resume_record(args: argparse.Namespace, algorithm: str) -> dict[str, Any]:
-    r"""What changes the result: a resumed run must have been trained with it."""
-    privacy = privacy_settings(args)
+def _resume_record(
+    args: argparse.Namespace, algorithm: str, privacy: Any
+) -> dict[str, Any]:
+    r"""What changes the result: a resumed run must have been trained with it
+    (``privacy``: the :class:`~fedgraph.privacy.setup.PrivacySettings`)."""
     return {
         "algorithm": algorithm,
         "data": str(args.data),
@@ -594,9 +617,10 @@ def _resume_record(args: argparse.Namespace, algorithm: str) -> dict[str, Any]:
     }
 
 
-def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
-    r"""The normalised algorithm name, after every check that needs no data
-    (nothing is written before they pass)."""
+def _check_args(args: argparse.Namespace, family: str = "kge") -> tuple[str, Any]:
+    r"""The normalised algorithm name and the privacy settings
+    (:func:`~fedgraph.cli.privacy_options.privacy_settings`), after every
+    check that needs no data (nothing is written before they pass)."""
     from fedgraph.federated import algorithms as registry
     from fedgraph.registry import resolve_device
 
@@ -640,22 +664,28 @@ def _check_args(args: argparse.Namespace, family: str = "kge") -> str:
             registry.get(algorithm, family).parse(extra)
     except ValueError as exc:
         raise ValueError(f"`--set`: {exc}") from None
-    if privacy_settings(args).active and algorithm in BASELINES:
+    privacy = privacy_settings(args)  # parsed once, here
+    if privacy.active and algorithm in BASELINES:
         raise ValueError(
             f"the privacy options apply to the federated KGE algorithms, not "
             f"{algorithm}"
         )
-    out: Path = args.out
+    _check_out(args.out, args.resume)
+    return algorithm, privacy
+
+
+def _check_out(out: Path, resume: bool) -> None:
+    r"""Refuses an ``--out`` that is a file, a non-empty folder without
+    ``--resume``, or (with it) a folder ``fedgraph train`` did not write."""
     if out.exists() and not out.is_dir():
         raise ValueError(f"`--out` {out} is a file, not a folder")
-    if out.exists() and guard.contents(out) and not args.resume:  # lock files aside
+    if out.exists() and guard.contents(out) and not resume:  # lock files aside
         raise ValueError(f"`--out` {out} is not empty: pass --resume to continue it")
-    if args.resume and out.exists() and guard.contents(out) and not _is_run(out):
+    if resume and out.exists() and guard.contents(out) and not _is_run(out):
         raise ValueError(
             f"`--out` {out} is not a `fedgraph train` run (no progress.json, "
             "checkpoints/ or trainer*.pt): nothing to resume; pick another `--out`"
         )
-    return algorithm
 
 
 def kge_settings(args: argparse.Namespace) -> Any:
@@ -789,13 +819,18 @@ def _run_meta(
 
 
 def _run_federated(
-    args: argparse.Namespace, algorithm: str, fed: Any, t0: float, given: dict[str, Any]
+    args: argparse.Namespace,
+    algorithm: str,
+    fed: Any,
+    t0: float,
+    given: dict[str, Any],
+    privacy: Any,
 ) -> int:
     r"""Builds the federation, runs it with a checkpoint every round (each
     recording the run's settings and identity, from ``given``) and writes
     ``results.json`` when it ends."""
-    from fedgraph.runtime import run_simulation
     from fedgraph.runtime.pipeline_kge import build_kge_run
+    from fedgraph.runtime.pipeline_run import RunFolder, run_loop
 
     settings = kge_settings(args)
     from fedgraph.privacy import setup as privacy_setup
@@ -811,7 +846,6 @@ def _run_federated(
     _check_local_training(args, strategy, clients)  # before anything is written
     guard.claim(args.out, fresh=not args.resume)  # locked; the secret is written next
     setup_seconds = time.perf_counter() - t0
-    privacy = privacy_settings(args)
     strategy, clients = privacy_setup.apply_privacy(  # privacy wrappers (if any)
         strategy,
         clients,
@@ -821,28 +855,18 @@ def _run_federated(
         entity_names=fed.entity_names,
         seed=args.seed,
     )
-    args.out.mkdir(parents=True, exist_ok=True)  # only once the run can start
     meta = _run_meta(args, algorithm, settings, strategy, given)
     if privacy.active:
         meta["privacy"] = privacy.to_dict()
     meta["setup_seconds"] = setup_seconds
     t1 = time.perf_counter()
-    res = run_simulation(
+    res = run_loop(
         strategy,
         clients,
-        num_rounds=args.rounds,
-        fraction=args.fraction,
-        eval_every=args.eval_every,
-        patience=args.patience,
-        seed=args.seed,
-        checkpoint_dir=args.out / "checkpoints",
-        resume=args.resume,
-        progress=not args.quiet,
-        stop_after=args.stop_after,
-        on_round=progress_writer(args, meta),
-        selection=args.selection,
+        loop_settings(args),
+        RunFolder(args.out, args.resume),
+        meta,
         local_training=args.local_training,
-        record=meta,
     )
     meta["wall_seconds_this_call"] = time.perf_counter() - t1
     if not res.test:

@@ -1,8 +1,8 @@
 r"""What every family of ``fedgraph train`` (KGE in :mod:`fedgraph.cli.train`,
 R-GCN in :mod:`fedgraph.cli.train_rgcn`, text in :mod:`fedgraph.cli.train_text`)
-does alike: the privacy settings of the command line, ``progress.json``
-after every round, ``results.json`` and the closing line, and ``--resume`` on
-a finished run."""
+does alike: the loop's settings, ``results.json`` and the closing line,
+and ``--resume`` on a finished run (checkpoints and ``progress.json`` are
+:mod:`fedgraph.runtime.pipeline_run`'s)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,7 @@ import argparse
 import json
 from typing import Any
 
-from fedgraph import guard
 from fedgraph.cli.choices import BASELINES
-
-
-def privacy_settings(args: argparse.Namespace) -> Any:
-    r"""The :class:`~fedgraph.privacy.setup.PrivacySettings` of the command line."""
-    from fedgraph.privacy.setup import settings_from_args
-
-    return settings_from_args(args)
 
 
 def format_test_metrics(w: dict[str, float]) -> str:
@@ -50,30 +42,22 @@ def report_finished(args: argparse.Namespace, algorithm: str) -> bool:
     return True
 
 
-def progress_writer(args: argparse.Namespace, meta: dict[str, Any]) -> Any:
-    r"""The ``on_round`` callback: ``progress.json`` rewritten atomically
-    after every round, and the round's line printed (with or without
-    ``--quiet``: :func:`fedgraph.progress.step_line`)."""
-    from fedgraph.data.io import atomic_write_json
-    from fedgraph.progress import say, step_line
+def loop_settings(args: argparse.Namespace, **fixed: Any) -> Any:
+    r"""The :class:`~fedgraph.runtime.LoopSettings` of the command line (a
+    family's ``fixed`` fields replacing the options')."""
+    from fedgraph.runtime.loop import LoopSettings
 
-    guard.claim(args.out, fresh=not args.resume)  # every family: locked to the end
-    progress_path = args.out / "progress.json"
-    history: list[dict[str, Any]] = []
-    if args.resume and progress_path.exists():
-        history = json.loads(progress_path.read_text()).get("history", [])
-    if not progress_path.exists():  # the record ``--resume`` compares with
-        atomic_write_json(progress_path, {"settings": meta, "history": []})
-
-    def on_round(entry: dict[str, Any]) -> None:
-        # a resumed run may repeat rounds after the last checkpoint: keep one each
-        history[:] = [h for h in history if h["round"] < entry["round"]] + [entry]
-        atomic_write_json(
-            progress_path, {"settings": meta, "history": history}, default=float
-        )
-        say(step_line(entry, step="round", of=args.rounds))
-
-    return on_round
+    given = {
+        "num_rounds": args.rounds,
+        "fraction": args.fraction,
+        "eval_every": args.eval_every,
+        "patience": args.patience,
+        "seed": args.seed,
+        "progress": not args.quiet,
+        "stop_after": args.stop_after,
+        "selection": args.selection,
+    }
+    return LoopSettings(**{**given, **fixed})
 
 
 def write_and_report(
@@ -82,14 +66,15 @@ def write_and_report(
     res: Any,
     meta: dict[str, Any],
     clients: Any,
-    privacy: Any,
+    privacy: Any = None,
 ) -> None:
-    r"""Writes ``results.json`` (with each client's privacy spend under DP)
+    r"""Writes ``results.json`` (with each client's privacy spend under DP,
+    ``privacy`` the run's :class:`~fedgraph.privacy.setup.PrivacySettings`)
     and prints the test metrics."""
     from fedgraph.privacy import setup as privacy_setup
 
     path = res.write_results(args.out / "results.json", settings=meta)
-    if privacy.active:  # each client's (epsilon, delta) under DP
+    if privacy is not None and privacy.active:  # each client's (epsilon, delta)
         privacy_setup.add_privacy_report(
             path, privacy_setup.privacy_report(clients, privacy)
         )
@@ -101,9 +86,8 @@ def write_and_report(
 
 
 __all__ = [
-    "privacy_settings",
     "format_test_metrics",
+    "loop_settings",
     "report_finished",
-    "progress_writer",
     "write_and_report",
 ]

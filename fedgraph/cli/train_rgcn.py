@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fedgraph.cli.family_options import shown
-from fedgraph.cli.train_common import progress_writer
+from fedgraph.cli.train_common import loop_settings
 
 
 def check_rgcn_args(args: argparse.Namespace) -> None:
@@ -28,7 +28,7 @@ def check_rgcn_args(args: argparse.Namespace) -> None:
         )
     defaults = getattr(args, "family_option_defaults", {})
     if Path(args.data).is_dir():  # a saved partition: its own clients
-        for dest in ("clients", "num_types"):
+        for dest in ("clients", "num_types", "strategy", "partition_kwargs"):
             if dest in defaults and getattr(args, dest) != defaults[dest]:
                 raise ValueError(
                     f"`{shown(dest, getattr(args, dest))}`: DATASET {args.data} is "
@@ -44,7 +44,7 @@ def run_rgcn(args: argparse.Namespace, algorithm: str) -> int:
     from fedgraph.federated import algorithms as registry
     from fedgraph.federated.algorithms import parse_assignments
     from fedgraph.federated.rgcn.setup import RGCNSettings, loop_kwargs
-    from fedgraph.runtime import run_simulation
+    from fedgraph.runtime.pipeline_run import RunFolder, run_loop
     from fedgraph.runtime.run_record import check_resume, run_identity
 
     t0 = time.perf_counter()
@@ -54,31 +54,22 @@ def run_rgcn(args: argparse.Namespace, algorithm: str) -> int:
     common = RGCNSettings(
         args.dim, args.num_bases, args.lr, args.local_epochs, args.seed
     )
-    given = rgcn_record(args, algorithm, common, own)
+    partition = None if Path(args.data).is_dir() else rgcn_partition(args)
+    given = rgcn_record(args, algorithm, common, own, partition)
     if args.resume:
         check_resume(args.out, given, rounds=args.rounds)
         if _report_finished(args, algorithm):
             return 0
-    fed = _federation(args)
+    fed = _federation(args, partition)
     given.update(run_identity(args.out, args.data, args.root))  # data fingerprint
     if args.resume:
         check_resume(args.out, given)
     strategy, clients = alg.build(fed, common, own)
     setup_seconds = time.perf_counter() - t0
-    args.out.mkdir(parents=True, exist_ok=True)  # only once the run can start
     meta = _meta(args, given, strategy)
     meta["setup_seconds"] = setup_seconds
-    res = run_simulation(
-        strategy,
-        clients,
-        **loop_kwargs(args.rounds, args.seed),
-        checkpoint_dir=args.out / "checkpoints",
-        resume=args.resume,
-        progress=not args.quiet,
-        stop_after=args.stop_after,
-        on_round=progress_writer(args, meta),
-        record=meta,
-    )
+    loop = loop_settings(args, **loop_kwargs(args.rounds, args.seed))  # FedAlign's
+    res = run_loop(strategy, clients, loop, RunFolder(args.out, args.resume), meta)
     if res.rounds < args.rounds:
         print(f"stopped after round {res.rounds}; continue with --resume", flush=True)
         return 0
@@ -111,32 +102,78 @@ def _report_finished(args: argparse.Namespace, algorithm: str) -> bool:
     return True
 
 
-def _federation(args: argparse.Namespace) -> Any:
-    r"""The saved partition ``args.data``, or the registered RDF graph
-    partitioned by node-type sampling (``--clients``, ``--num-types``)."""
+def rgcn_partition(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    r"""The partitioner of a named RDF graph (``--strategy``, default
+    rdf-type, from :data:`fedgraph.partition.partitioners`) and its own
+    arguments (``--partition-kwargs``; rdf-type's ``num_types`` is
+    ``--num-types`` unless given there), checked before any data is read."""
+    from fedgraph.federated.algorithms import parse_assignments
+    from fedgraph.partition import partitioners
+
+    given = parse_assignments(args.partition_kwargs, "`--partition-kwargs`")
+    try:
+        name = partitioners.name(partitioners.resolve_class(args.strategy))
+        kwargs = partitioners.check_kwargs(name, given)
+    except ValueError as exc:
+        message = str(exc).replace("`partition_kwargs`", "`--partition-kwargs`")
+        raise ValueError(f"`--strategy {args.strategy}`: {message}") from None
+    default = getattr(args, "family_option_defaults", {}).get("num_types", 6)
+    if "num_types" not in partitioners.hyperparameters(name):
+        if args.num_types != default:
+            raise ValueError(
+                f"`--num-types {args.num_types}` is an argument of rdf-type, not of "
+                f"{name} (leave it out)"
+            )
+        return name, kwargs
+    if "num_types" in kwargs and args.num_types != default:
+        raise ValueError(
+            f"`--num-types {args.num_types}` and `--partition-kwargs num_types="
+            f"{kwargs['num_types']}` both set num_types: give one"
+        )
+    return name, {"num_types": args.num_types, **kwargs}
+
+
+def _federation(
+    args: argparse.Namespace, partition: tuple[str, dict[str, Any]] | None
+) -> Any:
+    r"""The saved partition ``args.data``, or the registered RDF graph split
+    by ``partition`` (:func:`rgcn_partition`) into ``--clients`` clients."""
     import torch
 
     from fedgraph.data.rdf_entities import load_rdf
+    from fedgraph.partition import resolve_partitioner
     from fedgraph.partition.rdf_shard import FederatedRDF
-    from fedgraph.partition.rdf_type import RDFTypePartitioner
 
     torch.manual_seed(args.seed)
-    if Path(args.data).is_dir():  # a saved partition (`fedgraph partition`)
+    if partition is None:  # a saved partition (`fedgraph partition`)
         return FederatedRDF.load(args.data)
+    name, kwargs = partition
     graph = load_rdf(args.data, args.root)
     torch.manual_seed(args.seed)
-    return RDFTypePartitioner(args.clients, num_types=args.num_types, seed=args.seed)(
-        graph
-    )
+    partitioner = resolve_partitioner(name, args.clients, seed=args.seed, **kwargs)
+    try:
+        return partitioner(graph)
+    except TypeError as exc:  # a partitioner of KGs, not of RDF graphs
+        raise ValueError(f"`--strategy {args.strategy}`: {exc}") from None
 
 
 def rgcn_record(
-    args: argparse.Namespace, algorithm: str, common: Any, own: Any
+    args: argparse.Namespace,
+    algorithm: str,
+    common: Any,
+    own: Any,
+    partition: tuple[str, dict[str, Any]] | None,
 ) -> dict[str, Any]:
     r"""What changes the result of an R-GCN run: a resumed run must have
-    been trained with it."""
+    been trained with it (the partitioner's name only when it is not the
+    default rdf-type)."""
     from dataclasses import asdict
 
+    split: dict[str, Any] = {}
+    if partition is not None:
+        name, kwargs = partition
+        split = {"num_clients": args.clients, **kwargs}
+        split.update({} if name == "rdf-type" else {"partitioner": name})
     return {
         "algorithm": algorithm,
         "family": "rgcn",
@@ -144,11 +181,7 @@ def rgcn_record(
         "data": str(args.data),
         **asdict(common),
         "extra": asdict(own),
-        **(
-            {}
-            if Path(args.data).is_dir()
-            else {"num_clients": args.clients, "num_types": args.num_types}
-        ),
+        **split,
     }
 
 

@@ -19,8 +19,7 @@ from typing import Any
 
 from fedgraph.cli.options import non_negative, positive, real
 from fedgraph.cli.train_common import (
-    privacy_settings,
-    progress_writer,
+    loop_settings,
     report_finished,
     write_and_report,
 )
@@ -153,8 +152,8 @@ def run_text(args: argparse.Namespace, algorithm: str, given: dict[str, Any]) ->
     from fedgraph.federated import algorithms as registry
     from fedgraph.federated.algorithms import parse_assignments
     from fedgraph.federated.text.setup import load_text_model
-    from fedgraph.runtime import run_simulation
     from fedgraph.runtime.fedmkgc_runner import load_language_graphs
+    from fedgraph.runtime.pipeline_run import RunFolder, run_loop
 
     t0 = time.perf_counter()
     graphs = load_language_graphs(
@@ -171,7 +170,6 @@ def run_text(args: argparse.Namespace, algorithm: str, given: dict[str, Any]) ->
         settings,
         alg.parse(parse_assignments(args.set)),
     )
-    args.out.mkdir(parents=True, exist_ok=True)  # only once the run can start
     meta = {
         **given,
         "client_languages": list(graphs),  # client id -> language
@@ -183,26 +181,12 @@ def run_text(args: argparse.Namespace, algorithm: str, given: dict[str, Any]) ->
         "threads": torch.get_num_threads(),
         "setup_seconds": time.perf_counter() - t0,
     }
-    res = run_simulation(
-        strategy,
-        clients,
-        num_rounds=args.rounds,
-        fraction=args.fraction,
-        eval_every=args.eval_every,
-        patience=args.patience,
-        monitor="mrr",
-        seed=args.seed,
-        checkpoint_dir=args.out / "checkpoints",
-        resume=args.resume,
-        progress=not args.quiet,
-        stop_after=args.stop_after,
-        on_round=progress_writer(args, meta),
-        record=meta,
-    )
+    loop = loop_settings(args, monitor="mrr")
+    res = run_loop(strategy, clients, loop, RunFolder(args.out, args.resume), meta)
     if not res.test:
         print(f"stopped after round {res.rounds}; continue with --resume", flush=True)
         return 0
-    write_and_report(args, algorithm, res, meta, clients, privacy_settings(args))
+    write_and_report(args, algorithm, res, meta, clients)
     return 0
 
 

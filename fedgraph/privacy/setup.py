@@ -8,7 +8,6 @@ recorder → keyed-hash alignment or secure aggregation → the strategy.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import secrets
@@ -198,51 +197,10 @@ def add_privacy_report(results: Path, report: dict[str, Any]) -> None:
     atomic_write_json(results, doc, default=float)
 
 
-# ------------------------------------------------------------------ CLI
-def _unused_options(args: argparse.Namespace) -> list[str]:
-    r"""Options given a value that only another (absent) option would use."""
-    base = PrivacySettings()
-    unused = []
-    if not args.dp_epsilon:
-        unused += [
-            f"`--dp-{k}` without `--dp-epsilon`"
-            for k in ("delta", "clip")
-            if getattr(args, f"dp_{k}") != getattr(base, f"dp_{k}")
-        ]
-    if not args.secagg and args.secagg_neighbours != base.secagg_neighbours:
-        unused.append("`--secagg-neighbours` without `--secagg`")
-    return unused
-
-
-def settings_from_args(args: argparse.Namespace) -> PrivacySettings:
-    r"""The privacy settings of ``fedgraph train``'s options.
-
-    Raises:
-        ValueError: for a value out of range, or an option that would go
-            unused (``--dp-clip`` without ``--dp-epsilon``).
-    """
-    unused = _unused_options(args)
-    if unused:
-        raise ValueError(f"privacy options: {'; '.join(unused)} has no effect")
-    try:
-        return PrivacySettings(
-            record_uploads=args.record_uploads,
-            dp_epsilon=args.dp_epsilon,
-            dp_delta=args.dp_delta,
-            dp_clip=args.dp_clip,
-            secagg=args.secagg,
-            secagg_neighbours=args.secagg_neighbours,
-            private_alignment=args.private_alignment,
-        )
-    except ValueError as exc:
-        raise ValueError(f"privacy options: {exc}") from None
-
-
 __all__ = [
     "PrivacySettings",
     "apply_privacy",
     "privacy_report",
     "add_privacy_report",
     "alignment_secret",
-    "settings_from_args",
 ]

@@ -1,9 +1,10 @@
 r"""The Independent (each client alone) and Centralized (all data pooled)
 baselines of FedE ("Single"/"Entire") and FedLU, on :class:`KGETrainer`.
 
-Run them with::
+Run them with ``fedgraph train DATASET --algorithm independent|centralized``,
+or with::
 
-    python -m fedgraph.runtime.baselines --data $FEDGRAPH_DATA/fedlu-fb15k-237/R3 \
+    python -m fedgraph.cli.baselines --data $FEDGRAPH_DATA/fedlu-fb15k-237/R3 \
         --setting independent --model transe --out runs/r3-independent
 
 (see ``--help``; rerunning the same command continues a killed run from its
@@ -12,11 +13,7 @@ last checkpoints with identical numbers).
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import shlex
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,12 +23,10 @@ import torch
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.metrics import LinkPredState
-from fedgraph.eval.protocol import EvalProtocol, protocols, resolve_protocol
+from fedgraph.eval.protocol import EvalProtocol, resolve_protocol
 from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.models.kge import models, resolve_model
-from fedgraph.registry import resolve_device
 from fedgraph.training.kge_trainer import KGETrainer
-from fedgraph.training.sample_on import SAMPLE_ON
 
 
 def _load_federated(data: str | os.PathLike[str]) -> Any:
@@ -323,95 +318,4 @@ def _trainer_settings(
     }
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m fedgraph.runtime.baselines",
-        description=__doc__.splitlines()[0],
-    )
-    p.add_argument("--data", required=True, help="federated dataset folder")
-    p.add_argument(
-        "--setting", choices=["independent", "centralized"], default="independent"
-    )
-    p.add_argument("--model", default="transe")
-    p.add_argument("--dim", type=int, default=256)
-    p.add_argument("--gamma", type=float, default=9.0)
-    p.add_argument("--loss", default="sigmoid-ns")
-    p.add_argument("--lr", type=float, default=1e-4)
-    p.add_argument("--batch-size", type=int, default=1024)
-    p.add_argument("--num-negatives", type=int, default=256)
-    p.add_argument(
-        "--per-positive-negatives",
-        action="store_true",
-        help="K negatives per positive instead of K shared per batch",
-    )
-    p.add_argument("--no-subsampling", action="store_true")
-    p.add_argument("--eval-every", type=int, default=5)
-    p.add_argument("--patience", type=int, default=3)
-    p.add_argument("--max-epochs", type=int, default=400)
-    p.add_argument(
-        "--protocol",
-        choices=sorted(protocols),
-        default="fedlu",
-        help="evaluation protocol (fedgraph.eval.protocol; default: fedlu)",
-    )
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=0)
-    p.add_argument(
-        "--device", default="cpu", help="where models train and rank (e.g. cuda)"
-    )
-    p.add_argument(
-        "--sample-on",
-        choices=SAMPLE_ON,
-        default="host",
-        help="where batches and negatives are drawn (fedgraph.training.sample_on)",
-    )
-    p.add_argument("--out", default="runs/baseline")
-    p.add_argument("--results", default=None)
-    p.add_argument("--progress", action="store_true")
-    return p
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    r"""``python -m fedgraph.runtime.baselines``: the baselines' CLI."""
-    p = _parser()
-    a = p.parse_args(argv)
-    try:
-        resolve_device(a.device, "`--device`")
-    except ValueError as exc:
-        p.error(str(exc))
-    if a.threads:
-        torch.set_num_threads(a.threads)
-    res = run_baseline(
-        a.data,
-        setting=a.setting,
-        model=a.model,
-        hidden_channels=a.dim,
-        gamma=a.gamma,
-        out=a.out,
-        results=a.results,
-        protocol=a.protocol,
-        # as typed, re-runnable from a shell (paths with spaces quoted)
-        command="python -m fedgraph.runtime.baselines "
-        + shlex.join(sys.argv[1:] if argv is None else argv),
-        loss=a.loss,
-        lr=a.lr,
-        batch_size=a.batch_size,
-        num_negatives=a.num_negatives,
-        shared_negatives=not a.per_positive_negatives,
-        subsampling=not a.no_subsampling,
-        eval_every=a.eval_every,
-        patience=a.patience,
-        max_epochs=a.max_epochs,
-        seed=a.seed,
-        progress=a.progress,
-        device=a.device,
-        sample_on=a.sample_on,
-    )
-    print(json.dumps({"weighted": res["weighted"], "path": res["path"]}, indent=1))
-    return 0
-
-
-__all__ = ["run_baseline", "build_trainer", "main"]
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+__all__ = ["run_baseline", "build_trainer"]

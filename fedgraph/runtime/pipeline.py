@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from fedgraph.runtime.loop import LoopSettings
 from fedgraph.runtime.pipeline_result import PipelineResult
+from fedgraph.runtime.pipeline_run import RunFolder
 from fedgraph.runtime.pipeline_settings import loop_settings, model_family, run_seed
 
 
@@ -51,6 +53,8 @@ def pipeline(
     local_training: str = "sequential",
     seed: int | None = None,
     root: str | os.PathLike[str] | None = None,
+    out: str | os.PathLike[str] | None = None,
+    resume: bool = False,
 ) -> PipelineResult:
     r"""Trains and tests ``algorithm`` on ``dataset`` in-process.
 
@@ -100,6 +104,14 @@ def pipeline(
             seed follows it). (default: the ``training`` settings' seed, 0)
         root (str or Path, optional): the data root of a dataset name
             (default: ``FEDGRAPH_DATA``).
+        out (str or Path, optional): a folder for the run, as ``fedgraph
+            train --out`` writes it: a checkpoint after every round and
+            ``progress.json`` (federated algorithms; ``result.save(out)``
+            adds the results and models). (default: none, in memory)
+        resume (bool): continue the run in ``out`` (refused unless it was
+            run with the same settings); with ``loop={"stop_after": k}`` a
+            run can stop after ``k`` rounds and be resumed with the same
+            numbers as a run without a stop. (default: False)
 
     Returns:
         PipelineResult: metrics, curves, communication, the trained models.
@@ -109,6 +121,9 @@ def pipeline(
     from fedgraph.runtime.pipeline_families import run_rgcn, run_text
     from fedgraph.runtime.pipeline_kge import run_kge
 
+    if resume and out is None:
+        raise ValueError("`resume=True` needs the run's folder `out`")
+    folder = None if out is None else RunFolder(Path(out), resume, option="out")
     runner = {"kge": run_kge, "rgcn": run_rgcn, "text": run_text}[family]
     return runner(
         dataset=dataset,
@@ -125,6 +140,7 @@ def pipeline(
             "corrupt": corrupt,
             "subsampling": subsampling,
             "local_training": local_training,
+            "folder": folder,
         },
         seed=seed,
         root=root,

@@ -13,7 +13,7 @@ import torch
 
 from fedgraph.runtime.loop import LoopSettings
 from fedgraph.runtime.pipeline_result import PipelineResult, from_simulation
-from fedgraph.runtime.pipeline_settings import simulation_kwargs, training_settings
+from fedgraph.runtime.pipeline_settings import training_settings
 from fedgraph.runtime.predict import TrainedRGCN
 
 
@@ -48,7 +48,7 @@ def load_federated_rdf(
 def run_rgcn(**a: Any) -> PipelineResult:
     from fedgraph.federated import algorithms as registry
     from fedgraph.federated.rgcn.setup import RGCNSettings, loop_kwargs
-    from fedgraph.runtime.simulation import run_simulation
+    from fedgraph.runtime.pipeline_run import run_pipeline_loop
 
     loop: LoopSettings = a["loop"]
     common = training_settings(RGCNSettings, a["training"], a["seed"])
@@ -58,14 +58,11 @@ def run_rgcn(**a: Any) -> PipelineResult:
         a["dataset"], a["partition"], a["partition_kwargs"], a["seed"], a["root"]
     )
     strategy, clients = alg.build(fed, common, own)
-    res = run_simulation(
-        strategy,
-        clients,
+    protocol = LoopSettings(  # FedAlign's: the test accuracy every round
         **loop_kwargs(loop.num_rounds, a["seed"]),
         progress=loop.progress,
+        stop_after=loop.stop_after,
     )
-    last = res.history[-1]  # FedAlign's protocol: the last round's accuracy
-    res.test, res.test_clients = dict(last["test"]), dict(last["test_clients"])
     record = {
         "data": str(a["dataset"]) if a["dataset"] is not None else str(a["partition"]),
         "model": "rgcn",
@@ -75,6 +72,10 @@ def run_rgcn(**a: Any) -> PipelineResult:
         "num_clients": fed.num_clients,
         "strategy_params": strategy.get_params(),
     }
+    res = run_pipeline_loop(strategy, clients, protocol, record, a["options"]["folder"])
+    if res.rounds == loop.num_rounds:  # FedAlign's protocol: the last round's
+        last = res.history[-1]
+        res.test, res.test_clients = dict(last["test"]), dict(last["test_clients"])
     return from_simulation(
         "rgcn", alg.name, res, record, _rgcn_trained(fed, clients, common)
     )
@@ -112,7 +113,7 @@ def run_text(**a: Any) -> PipelineResult:
         load_text_model,
     )
     from fedgraph.runtime.fedmkgc_runner import load_language_graphs
-    from fedgraph.runtime.simulation import run_simulation
+    from fedgraph.runtime.pipeline_run import resumable_loop, run_pipeline_loop
 
     kwargs = dict(a["model_kwargs"])
     encoder_name = kwargs.pop("encoder", None) or default_encoder()
@@ -140,18 +141,17 @@ def run_text(**a: Any) -> PipelineResult:
         settings,
         alg.parse(a["algorithm_kwargs"]),
     )
-    res = run_simulation(
-        strategy, clients, **{**simulation_kwargs(a["loop"]), "monitor": "mrr"}
-    )
+    loop = dataclasses.replace(a["loop"], monitor="mrr")
     record = {
         "data": str(a["dataset"]),
         "model": "text",
         "encoder": str(encoder_name),
         "client_languages": list(graphs),
         "training": settings.to_dict(),
-        "loop": dataclasses.asdict(a["loop"]),
+        "loop": resumable_loop(loop),
         "strategy_params": strategy.get_params(),
     }
+    res = run_pipeline_loop(strategy, clients, loop, record, a["options"]["folder"])
     return from_simulation("text", alg.name, res, record, {})
 
 

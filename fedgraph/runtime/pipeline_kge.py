@@ -20,7 +20,8 @@ from fedgraph.runtime.pipeline_result import (
     kge_trained,
     shard_names,
 )
-from fedgraph.runtime.pipeline_settings import simulation_kwargs, training_settings
+from fedgraph.runtime.pipeline_run import resumable_loop
+from fedgraph.runtime.pipeline_settings import training_settings
 from fedgraph.runtime.predict import TrainedKGE, kge_spec
 
 #: the KGE baselines: one model per client, or one on the union
@@ -92,6 +93,11 @@ def run_kge(**a: Any) -> PipelineResult:
     fed = check_unseen(fed)
     record = _record(a, settings, protocol.name, fed.num_clients)
     if algorithm in KGE_BASELINES:
+        if a["options"]["folder"] is not None:
+            raise ValueError(
+                f"`out` applies to federated KGE algorithms (got {algorithm}: "
+                "`fedgraph train --out` checkpoints a baseline)"
+            )
         if a["options"]["local_training"] != "sequential":
             raise ValueError(
                 f"`local_training` {a['options']['local_training']!r} applies to "
@@ -141,7 +147,7 @@ def _record(a: dict[str, Any], settings: Any, protocol: str, clients: int) -> di
         "model": a["model"],
         "model_kwargs": dict(a["model_kwargs"]),
         "training": dataclasses.asdict(settings),
-        "loop": dataclasses.asdict(a["loop"]),
+        "loop": resumable_loop(a["loop"]),
         "eval_protocol": protocol,
         "corrupt": a["options"]["corrupt"],
         "subsampling": a["options"]["subsampling"],
@@ -153,7 +159,7 @@ def _record(a: dict[str, Any], settings: Any, protocol: str, clients: int) -> di
 def _kge_federated(
     fed: Any, algorithm: str, settings: Any, a: dict[str, Any], record: dict[str, Any]
 ) -> PipelineResult:
-    from fedgraph.runtime.simulation import run_simulation
+    from fedgraph.runtime.pipeline_run import run_pipeline_loop
 
     strategy, clients = build_kge_run(
         algorithm,
@@ -163,13 +169,15 @@ def _kge_federated(
         corrupt=a["options"]["corrupt"],
         subsampling=a["options"]["subsampling"],
     )
-    res = run_simulation(
+    record["strategy_params"] = strategy.get_params()
+    res = run_pipeline_loop(
         strategy,
         clients,
-        **simulation_kwargs(a["loop"]),
+        a["loop"],
+        record,
+        a["options"]["folder"],
         local_training=a["options"]["local_training"],
     )
-    record["strategy_params"] = strategy.get_params()
     return from_simulation(
         "kge",
         algorithm,

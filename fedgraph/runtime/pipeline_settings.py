@@ -80,11 +80,6 @@ def training_settings(cls: type, training: Any, seed: int, **defaults: Any) -> A
     return settings_object(cls, fields, "training")
 
 
-def simulation_kwargs(loop: LoopSettings) -> dict[str, Any]:
-    r"""``loop`` as :func:`~fedgraph.runtime.run_simulation` arguments."""
-    return dataclasses.asdict(loop)
-
-
 __all__ = [
     "DEFAULT_ROUNDS",
     "run_seed",
@@ -92,5 +87,4 @@ __all__ = [
     "loop_settings",
     "settings_object",
     "training_settings",
-    "simulation_kwargs",
 ]

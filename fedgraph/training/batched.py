@@ -182,7 +182,7 @@ def train_epochs_batched(
             triples (CPU).
         epochs (int, optional): passes over each model's triples. (default: 1)
         batch_size (int, optional): positives per step and model.
-        loss (KGELoss): the loss (the same for all models).
+        loss (fedgraph.models.KGELoss): the loss (the same for all models).
         optimizers (Sequence[torch.optim.Adam]): each model's Adam.
         samplers (Sequence[NegativeSampler]): each model's shared sampler.
         generators (Sequence[torch.Generator]): each model's generator.

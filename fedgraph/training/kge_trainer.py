@@ -3,7 +3,7 @@ r"""Training one knowledge graph: the local step of every federated KGE client
 checkpoints (:class:`KGETrainer`) that the baselines
 (:mod:`fedgraph.runtime.baselines`) run per client.
 
-(``python -m fedgraph.runtime.baselines`` is the baselines' CLI.)
+(``python -m fedgraph.cli.baselines`` is the baselines' CLI.)
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def train_epochs(
         triples (Tensor): ``[n, 3]`` training triples.
         epochs (int, optional): passes over ``triples``. (default: 1)
         batch_size (int, optional): positives per step. (default: 1024)
-        loss (KGELoss): the loss object.
+        loss (fedgraph.models.KGELoss): the loss object.
         optimizer (torch.optim.Optimizer): optimiser over ``model``'s params.
         sampler (NegativeSampler): negative sampler.
         generator (torch.Generator): the only source of randomness.
@@ -228,7 +228,8 @@ class KGETrainer:
         model (KGEModel): the model.
         graph (KnowledgeGraph): the graph; splits ``"train"``, ``"valid"``,
             ``"test"``.
-        loss (KGELoss or str, optional): (default: ``"sigmoid-ns"``, FedLU Eq. 7)
+        loss (fedgraph.models.KGELoss or str, optional): (default: ``"sigmoid-ns"``,
+            FedLU Eq. 7)
         lr (float, optional): Adam learning rate. (default: 1e-4)
         batch_size (int, optional): (default: 1024)
         num_negatives (int, optional): (default: 256)

@@ -3,10 +3,10 @@ import shlex
 import pytest
 import torch
 
+from fedgraph.cli.baselines import main as baselines_main
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.results import read_results
 from fedgraph.models import NegativeSampler, SigmoidNSLoss, TransE
-from fedgraph.runtime.baselines import main as baselines_main
 from fedgraph.runtime.baselines import run_baseline
 from fedgraph.training.kge_trainer import KGETrainer, train_epochs
 
@@ -270,7 +270,7 @@ def test_baselines_cli_records_a_rerunnable_command(tmp_path):
     assert baselines_main(argv) == 0
     command = read_results(tmp_path / "r.json")["settings"]["command"]
     words = shlex.split(command)
-    assert words[:3] == ["python", "-m", "fedgraph.runtime.baselines"]
+    assert words[:3] == ["python", "-m", "fedgraph.cli.baselines"]
     assert words[3:] == argv
 
 

@@ -47,7 +47,7 @@ class KGEClient(Client):
     Args:
         shard (KGShard): the client's data (local ids).
         model (KGEModel): a model over the shard's local entities/relations.
-        loss (KGELoss or str, optional): (default: ``"sigmoid-ns"``)
+        loss (fedgraph.models.KGELoss or str, optional): (default: ``"sigmoid-ns"``)
         lr (float, optional): Adam learning rate. (default: :obj:`1e-4`)
         batch_size (int, optional): (default: :obj:`1024`)
         num_negatives (int, optional): (default: :obj:`256`)
