@@ -25,6 +25,19 @@ config when ``--restart-after S`` is given. The run config then sets
 ``--tls`` runs the same deployment with TLS and SuperNode authentication,
 with certificates and keys from ``scripts/flower_certificates.sh``.
 
+``--own-folders`` runs it as organisations would: each SuperNode starts in
+its own folder ``orgs/orgK`` that holds only a copy of its client folder
+(``kg/``, ``DIR/clientK`` of the partition) and the federation secret; its
+node config names them (``data-dir``, ``alignment-secret``), the run config's
+``data`` names nothing, and the apps of ``examples/flower_private_app`` align
+the nodes by keyed hashes of their names. The simulation then runs the same
+keyed alignment under the same secret. ``--audit-opens`` makes every Python
+process of the deployment (SuperLink, ``ServerApp``, SuperNodes, their
+``ClientApp`` processes) list each file it opens (an audit hook on
+``open``, from a ``sitecustomize`` on their ``PYTHONPATH``) in
+``logs/opens/ROLE-PID.txt`` (``ROLE``: ``server`` or ``nodeK``); the JSON's
+``opened`` maps each role to the files it opened.
+
 ``--node-poll S`` starts the SuperNodes with fedgraph's launcher
 (:mod:`fedgraph.runtime.flower.supernode`: Flower's SuperNode with an
 ``S``-second idle poll instead of its fixed 3 s, shorter reply polls and
@@ -131,7 +144,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "gets `timeline`: where each exchange's seconds go",
     )
     p.add_argument("--keep", action="store_true", help="keep the working folder")
+    p.add_argument(
+        "--own-folders",
+        action="store_true",
+        help="each SuperNode in its own folder with only a copy of its client "
+        "folder, aligned by keyed names (KGE partitions)",
+    )
+    p.add_argument(
+        "--audit-opens",
+        action="store_true",
+        help="every deployment process lists the files it opens (JSON `opened`)",
+    )
     args = p.parse_args(argv)
+    if args.own_folders and not (Path(args.data) / "client0" / "META.json").is_file():
+        p.error(
+            f"--own-folders: {args.data} is not a KGE partition with client folders"
+        )
     if (args.kill_client is None) != (args.kill_at_round is None):
         p.error("--kill-client and --kill-at-round go together")
     if args.restart_after is not None and args.kill_client is None:
@@ -189,7 +217,10 @@ class Deployment:
         self.logs = work / "logs"
         for d in (self.server_dir, self.node_dir, self.logs):
             d.mkdir(parents=True, exist_ok=True)
-        (self.node_dir / "data").symlink_to(data.resolve())
+        if getattr(args, "own_folders", False):
+            self.orgs = own_folders(work, data, num_nodes)
+        else:
+            (self.node_dir / "data").symlink_to(data.resolve())
         self.home = work / "flwr-home"
         self.procs: dict[str, subprocess.Popen] = {}
         self.link_port = args.port
@@ -208,6 +239,12 @@ class Deployment:
         # the SuperNodes' flower-superexec looks for new ClientApp tasks every
         # second by default
         self.node_env = {**base, **common, "FLWR_SUPEREXEC_TASK_POLL_INTERVAL": "0.1"}
+        if getattr(args, "audit_opens", False):
+            audit = write_audit_hook(work)
+            for env in (self.server_env, self.node_env):
+                env["PYTHONPATH"] = f"{audit}{os.pathsep}{env['PYTHONPATH']}"
+                env["FEDGRAPH_AUDIT_DIR"] = str(self.logs / "opens")
+            self.server_env["FEDGRAPH_AUDIT_ROLE"] = "server"
         if args.timeline:  # Flower's log lines carry timestamps only at DEBUG
             self.node_env["FLWR_LOG_LEVEL"] = "DEBUG"
             # the ServerApp logs when it pushed each exchange and pulled
@@ -283,11 +320,18 @@ class Deployment:
             "--port", str(self.link_port + 1 + k),
             "--node-config", f"partition-id={k} state-dir='{state}'",
         ]  # fmt: skip
+        cwd, env = self.node_dir, {**self.node_env, "FEDGRAPH_AUDIT_ROLE": f"node{k}"}
+        if getattr(self.args, "own_folders", False):
+            cwd = self.orgs[k]  # the organisation's folder: its own data only
+            cmd[-1] = (
+                f"partition-id={k} state-dir='{cwd / 'state'}' "
+                f"data-dir='{cwd / 'kg'}' alignment-secret='{cwd / 'secret.key'}'"
+            )
         if self.args.tls:
             cmd += ["--auth-supernode-private-key", str(self.certs / f"node{k}")]
         if self.args.clientapp == "executor":
             cmd += ["--isolation", "process"]
-        self._start(f"node{k}", cmd, self.node_dir, self.node_env)
+        self._start(f"node{k}", cmd, cwd, env)
         if self.args.clientapp == "executor":
             runtime = f"127.0.0.1:{self.link_port + 1 + k}"
             wait_port(self.link_port + 1 + k)
@@ -296,7 +340,7 @@ class Deployment:
                 sys.executable, "-m", "fedgraph.runtime.flower.executor",
                 "--runtime-api", runtime, "--insecure", "--pull-backoff", backoff,
             ]  # fmt: skip
-            self._start(f"exec{k}", executor, self.node_dir, self.node_env)
+            self._start(f"exec{k}", executor, cwd, env)
 
     def kill_node(self, k: int) -> None:
         r"""``SIGKILL`` to the SuperNode of client ``k`` (and its executor)."""
@@ -357,7 +401,86 @@ class Deployment:
         return rc
 
 
-def simulate(data: Path, algorithm: str, config: dict[str, Any], out: Path) -> dict:
+SECRET = "secret.key"
+
+#: the ``sitecustomize`` of ``--audit-opens``: every ``open`` of the process,
+#: appended to ``$FEDGRAPH_AUDIT_DIR/ROLE-PID.txt`` (one absolute path a line)
+AUDIT_HOOK = """\
+import os, sys
+_dir = os.environ.get("FEDGRAPH_AUDIT_DIR")
+if _dir:
+    os.makedirs(_dir, exist_ok=True)
+    _role = os.environ.get("FEDGRAPH_AUDIT_ROLE", "other")
+    _fd = os.open(os.path.join(_dir, f"{_role}-{os.getpid()}.txt"),
+                  os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+
+    def _hook(event, args, _fd=_fd, _write=os.write, _fspath=os.fspath,
+              _abs=os.path.abspath):
+        if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
+            path = _fspath(args[0])
+            path = path.decode(errors="replace") if isinstance(path, bytes) else path
+            _write(_fd, (_abs(path) + "\\n").encode(errors="replace"))
+
+    sys.addaudithook(_hook)
+"""
+
+
+def write_audit_hook(work: Path) -> Path:
+    r"""The folder holding the ``sitecustomize`` of ``--audit-opens``."""
+    folder = work / "audit"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "sitecustomize.py").write_text(AUDIT_HOOK)
+    return folder
+
+
+def opened_files(logs: Path) -> dict[str, list[str]]:
+    r"""Role (``server``, ``nodeK``) → every file its processes opened."""
+    out: dict[str, set[str]] = {}
+    for f in sorted((logs / "opens").glob("*-*.txt")):
+        role = f.name.rsplit("-", 1)[0]
+        out.setdefault(role, set()).update(f.read_text().splitlines())
+    return {role: sorted(paths) for role, paths in sorted(out.items())}
+
+
+def own_folders(work: Path, data: Path, num_nodes: int) -> list[Path]:
+    r"""``orgs/orgK`` per node: a copy of client ``K``'s folder (``kg/``)
+    and the federation secret, and nothing else of the partition."""
+    from fedgraph.privacy.alignment import write_secret
+
+    secret = work / SECRET
+    if not secret.exists():
+        import secrets
+
+        write_secret(secret, secrets.token_bytes(32))
+    orgs = []
+    for k in range(num_nodes):
+        org = work / "orgs" / f"org{k}"
+        org.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(data / f"client{k}", org / "kg")
+        shutil.copy2(secret, org / SECRET)
+        orgs.append(org)
+    return orgs
+
+
+def keyed(strategy: Any, clients: dict, rounds: int, secret: Path) -> tuple:
+    r"""The simulation's keyed-name alignment (``fedgraph train
+    --private-alignment``) under the deployment's secret."""
+    from fedgraph.privacy.setup import SECRET_FILE, PrivacySettings, apply_privacy
+
+    run_dir = secret.parent / "simulation-secret"
+    run_dir.mkdir(exist_ok=True)
+    shutil.copy2(secret, run_dir / SECRET_FILE)
+    settings = PrivacySettings(private_alignment=True)
+    return apply_privacy(strategy, clients, settings, rounds=rounds, run_dir=run_dir)
+
+
+def simulate(
+    data: Path,
+    algorithm: str,
+    config: dict[str, Any],
+    out: Path,
+    secret: Path | None = None,
+) -> dict:
     r"""The same run config in the in-process simulation
     (:func:`fedgraph.runtime.run_simulation`); returns its results."""
     from fedgraph.runtime import run_simulation
@@ -381,6 +504,8 @@ def simulate(data: Path, algorithm: str, config: dict[str, Any], out: Path) -> d
         strategy, clients = build_kge_federation(
             cfg.algorithm, load_dataset(data), cfg.settings
         )
+        if secret is not None:  # the nodes aligned by keyed names
+            strategy, clients = keyed(strategy, clients, cfg.num_rounds, secret)
         kwargs = cfg.loop_kwargs()
     if cfg.threads > 0:
         import torch
@@ -598,6 +723,8 @@ def main(argv: list[str] | None = None) -> int:
         num_nodes = load_dataset(data).num_clients
     rgcn = is_rgcn(args.algorithm)
     source = ROOT / "examples" / ("flower_rgcn_app" if rgcn else "flower_app")
+    if args.own_folders:
+        source = ROOT / "examples" / "flower_private_app"
     work = Path(args.work or tempfile.mkdtemp(prefix="fedgraph-deploy-")).resolve()
     work.mkdir(parents=True, exist_ok=True)
     app = work / "app"
@@ -605,17 +732,26 @@ def main(argv: list[str] | None = None) -> int:
     if args.clientapp == "per-message":
         pyproject = app / "pyproject.toml"
         text = pyproject.read_text()
-        text = text.replace(
-            '"fedgraph.runtime.flower.node:kge_app"',
-            '"fedgraph.runtime.flower.client_app:app"',
-        ).replace(
-            '"fedgraph.runtime.flower.node:rgcn_app"',
-            '"fedgraph.runtime.flower.rgcn:client_app"',
+        text = (
+            text.replace(
+                '"fedgraph.runtime.flower.node:kge_app"',
+                '"fedgraph.runtime.flower.client_app:app"',
+            )
+            .replace(
+                '"fedgraph.runtime.flower.node:rgcn_app"',
+                '"fedgraph.runtime.flower.rgcn:client_app"',
+            )
+            .replace(
+                '"fedgraph.privacy.flower:node_app"',
+                '"fedgraph.privacy.flower:client_app"',
+            )
         )
         pyproject.write_text(text)
     out = work / "server" / "out"
     config: dict[str, Any] = {
-        "data": "data",  # relative: resolves on the nodes only
+        # relative: resolves on the nodes only (with --own-folders: nowhere,
+        # each node reads its `data-dir`)
+        "data": "no-partition" if args.own_folders else "data",
         "algorithm": args.algorithm,
         "num-rounds": args.rounds,
         "out": str(out),
@@ -730,13 +866,18 @@ def main(argv: list[str] | None = None) -> int:
         sim_config["out"] = ""
         for key in ("accept-failures", "connect-timeout"):
             sim_config.pop(key, None)
-        simulation = simulate(data, args.algorithm, sim_config, work / "simulation")
+        secret = work / SECRET if args.own_folders else None
+        simulation = simulate(
+            data, args.algorithm, sim_config, work / "simulation", secret
+        )
         sim_seconds = seconds_per_round(simulation)
     doc = {
         "command": [sys.executable, *sys.argv],
         "run_config": config,
         "nodes": num_nodes,
         "tls": bool(args.tls),
+        "own_folders": bool(args.own_folders),
+        "opened": opened_files(dep.logs) if args.audit_opens else None,
         "clientapp": args.clientapp,
         "node_poll": args.node_poll,
         "heartbeat_interval": args.heartbeat_interval,

@@ -10,12 +10,26 @@ Layout (``kind = "kg"``; every text file is UTF-8, ``\n``-terminated)::
                          num_relations) and files {relative path: sha256}
       entities.txt       line i = name of global entity i   (when known)
       relations.txt      line i = name of global relation i (when known)
-      client0/
+      ids/client0/
         entity_ids.txt   line i = global id of local entity i
         relation_ids.txt line i = global id of local relation i
+      client0/           one organisation's KG, complete by itself:
+        META.json        format "fedgraph.client", format_version, client,
+                         num_clients, source, num_entities, num_relations,
+                         splits {name: n}, files {name: sha256}
+        entities.txt     line i = name of local entity i
+        relations.txt    line i = name of local relation i
         train.txt        head<TAB>relation<TAB>tail, local ids
         valid.txt, test.txt, … (one file per split, in META order)
       client1/ …
+
+A client folder holds no global id and no global vocabulary: its own names
+(the dataset's names; the decimal ids of a dataset without names, which are
+then its names) and its triples in its own ids. One organisation's node reads
+it alone (:func:`load_client_folder`) and aligns with the others by keyed
+hashes of those names. The top level (``META.json``, the global name lists
+and ``ids/``) is the simulation's view: it fixes the global id order, so a
+loaded partition has the shards and ids it was saved with.
 
 A folder is written to a temporary sibling and renamed into place, so a
 crash never leaves a half-written partition under ``DIR``. Loading checks the
@@ -23,7 +37,8 @@ format and version fields, that the folder holds exactly the ``num_clients``
 client folders listed (no more, no fewer), that every listed file exists,
 each file's SHA-256, that each id map is one-to-one, and the parsed sizes
 against ``META.json``; any mismatch raises :class:`PartitionFormatError`
-naming the file (and line).
+naming the file (and line). A folder of an older ``format_version`` is
+refused with the command that writes it again.
 
 Other shard kinds (e.g. RDF shards) plug in with :func:`register_kind`.
 """
@@ -56,7 +71,9 @@ from fedgraph.guard import refusal, unlisted
 from fedgraph.version import __version__
 
 FORMAT = "fedgraph.partition"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: ``format`` of a client folder's own ``META.json``.
+CLIENT_FORMAT = "fedgraph.client"
 META = "META.json"
 CLIENT_DIR = re.compile(r"client[0-9]+")
 
@@ -152,35 +169,67 @@ def _check_names(names: list[str] | None, what: str) -> None:
         )
 
 
+def _write_lines(path: Path, lines: list[str]) -> None:
+    path.write_text("".join(f"{n}\n" for n in lines), encoding="utf-8")
+
+
+def _local_names(names: list[str] | None, ids: torch.Tensor) -> list[str]:
+    r"""The names of a shard's entities (or relations) in local order: the
+    dataset's names, or the decimal ids of a dataset without names."""
+    if names is None:
+        return [str(i) for i in ids.tolist()]
+    return [names[i] for i in ids.tolist()]
+
+
+def write_client_folder(shard: KGShard, fed: FederatedKG, cdir: Path) -> dict[str, Any]:
+    r"""Writes one client folder (its names in local order, its triples in
+    local ids and its ``META.json``) and returns its entry of the partition's
+    ``clients`` list."""
+    cdir.mkdir(parents=True)
+    _write_lines(
+        cdir / "entities.txt", _local_names(fed.entity_names, shard.entity_ids)
+    )
+    _write_lines(
+        cdir / "relations.txt", _local_names(fed.relation_names, shard.relation_ids)
+    )
+    splits = {s: shard.graph.num_triples(s) for s in shard.graph.split_names}
+    for split in splits:
+        write_triples(cdir / f"{split}.txt", shard.graph.triples(split))
+    entry = {
+        "dir": cdir.name,
+        "num_entities": shard.num_entities,
+        "num_relations": shard.num_relations,
+        "splits": splits,
+    }
+    own = {
+        **entry,
+        "format": CLIENT_FORMAT,
+        "format_version": FORMAT_VERSION,
+        "client": shard.client_id,
+        "num_clients": fed.num_clients,
+        "source": str(fed.meta.get("source", "")),
+        "files": {p.name: sha256_file(p) for p in sorted(cdir.iterdir())},
+    }
+    del own["dir"]
+    text = json.dumps(own, indent=2, sort_keys=True) + "\n"
+    (cdir / META).write_text(text, encoding="utf-8")
+    return entry
+
+
 def _write_kg(fed: FederatedKG, folder: Path) -> dict[str, Any]:
     _check_names(fed.entity_names, "entity_names")
     _check_names(fed.relation_names, "relation_names")
     if fed.entity_names is not None:
-        (folder / "entities.txt").write_text(
-            "".join(f"{n}\n" for n in fed.entity_names), encoding="utf-8"
-        )
+        _write_lines(folder / "entities.txt", fed.entity_names)
     if fed.relation_names is not None:
-        (folder / "relations.txt").write_text(
-            "".join(f"{n}\n" for n in fed.relation_names), encoding="utf-8"
-        )
+        _write_lines(folder / "relations.txt", fed.relation_names)
     clients = []
     for i, shard in enumerate(fed.shards):
-        cdir = folder / f"client{i}"
-        cdir.mkdir()
-        write_ids(cdir / "entity_ids.txt", shard.entity_ids)
-        write_ids(cdir / "relation_ids.txt", shard.relation_ids)
-        for split in shard.graph.split_names:
-            write_triples(cdir / f"{split}.txt", shard.graph.triples(split))
-        clients.append(
-            {
-                "dir": f"client{i}",
-                "num_entities": shard.num_entities,
-                "num_relations": shard.num_relations,
-                "splits": {
-                    s: shard.graph.num_triples(s) for s in shard.graph.split_names
-                },
-            }
-        )
+        ids = folder / "ids" / f"client{i}"
+        ids.mkdir(parents=True)
+        write_ids(ids / "entity_ids.txt", shard.entity_ids)
+        write_ids(ids / "relation_ids.txt", shard.relation_ids)
+        clients.append(write_client_folder(shard, fed, folder / f"client{i}"))
     return {
         "num_entities": fed.num_entities,
         "num_relations": fed.num_relations,
@@ -199,48 +248,81 @@ def _read_names(path: Path, expected: int) -> list[str] | None:
     return names
 
 
+def _read_splits(cdir: Path, splits: dict[str, Any]) -> dict[str, torch.Tensor]:
+    out = {}
+    for split, n in splits.items():
+        t = read_int_table(cdir / f"{split}.txt", 3)
+        if t.size(0) != n:
+            raise PartitionFormatError(
+                f"{cdir / f'{split}.txt'}: {t.size(0)} triples but META.json says {n}"
+            )
+        out[split] = t
+    return out
+
+
+def _client_graph(cdir: Path, c: dict[str, Any], name: str) -> KnowledgeGraph:
+    r"""The client folder's graph in its local ids, with its own names."""
+    num_e, num_r = int(c["num_entities"]), int(c["num_relations"])
+    ent = _read_names(cdir / "entities.txt", num_e)
+    rel = _read_names(cdir / "relations.txt", num_r)
+    if ent is None or rel is None:
+        missing = "entities.txt" if ent is None else "relations.txt"
+        raise PartitionFormatError(f"`{cdir}`: file `{missing}` is missing")
+    try:
+        return KnowledgeGraph(
+            _read_splits(cdir, c["splits"]),
+            num_e,
+            num_r,
+            entity_names=ent,
+            relation_names=rel,
+            name=name,
+        )
+    except ValueError as exc:
+        raise PartitionFormatError(f"{cdir}: {exc}") from exc
+
+
+def _read_shard(folder: Path, meta: dict[str, Any], i: int) -> KGShard:
+    c = meta["clients"][i]
+    cdir, ids = folder / c["dir"], folder / "ids" / c["dir"]
+    ent = read_id_map(ids / "entity_ids.txt")
+    rel = read_id_map(ids / "relation_ids.txt")
+    if ent.numel() != c["num_entities"] or rel.numel() != c["num_relations"]:
+        raise PartitionFormatError(
+            f"{ids}: id maps hold {ent.numel()} entities / {rel.numel()} "
+            f"relations but META.json says {c['num_entities']} / {c['num_relations']}"
+        )
+    num_e, num_r = int(meta["num_entities"]), int(meta["num_relations"])
+    if (ent.numel() and int(ent.max()) >= num_e) or (
+        rel.numel() and int(rel.max()) >= num_r
+    ):
+        raise PartitionFormatError(f"{ids}: a global id exceeds the vocabulary")
+    names = meta["_names"]
+    graph = _client_graph(cdir, c, f"{meta.get('source', '')}/client{i}")
+    for file, local, glob, gids in (
+        ("entities.txt", graph.entity_names, names[0], ent),
+        ("relations.txt", graph.relation_names, names[1], rel),
+    ):
+        if local != _local_names(glob, gids):
+            raise PartitionFormatError(
+                f"{cdir / file}: the names disagree with the partition's "
+                f"{file} and ids/{c['dir']}/"
+            )
+    if names[0] is None:  # a dataset without names: its names are its ids
+        graph.entity_names = None
+    if names[1] is None:
+        graph.relation_names = None
+    try:
+        return KGShard(i, graph, ent, rel)
+    except ValueError as exc:
+        raise PartitionFormatError(f"{cdir}: {exc}") from exc
+
+
 def _read_kg(folder: Path, meta: dict[str, Any]) -> FederatedKG:
     num_e, num_r = int(meta["num_entities"]), int(meta["num_relations"])
     ent_names = _read_names(folder / "entities.txt", num_e)
     rel_names = _read_names(folder / "relations.txt", num_r)
-    shards = []
-    for i, c in enumerate(meta["clients"]):
-        cdir = folder / c["dir"]
-        ent = read_id_map(cdir / "entity_ids.txt")
-        rel = read_id_map(cdir / "relation_ids.txt")
-        if ent.numel() != c["num_entities"] or rel.numel() != c["num_relations"]:
-            raise PartitionFormatError(
-                f"{cdir}: id maps hold {ent.numel()} entities / {rel.numel()} "
-                f"relations but META.json says {c['num_entities']} / {c['num_relations']}"
-            )
-        if (ent.numel() and int(ent.max()) >= num_e) or (
-            rel.numel() and int(rel.max()) >= num_r
-        ):
-            raise PartitionFormatError(f"{cdir}: a global id exceeds the vocabulary")
-        splits = {}
-        for split, n in c["splits"].items():
-            t = read_int_table(cdir / f"{split}.txt", 3)
-            if t.size(0) != n:
-                raise PartitionFormatError(
-                    f"{cdir / f'{split}.txt'}: {t.size(0)} triples but META.json says {n}"
-                )
-            splits[split] = t
-        try:
-            graph = KnowledgeGraph(
-                splits,
-                ent.numel(),
-                rel.numel(),
-                entity_names=[ent_names[i] for i in ent.tolist()]
-                if ent_names
-                else None,
-                relation_names=[rel_names[i] for i in rel.tolist()]
-                if rel_names
-                else None,
-                name=f"{meta.get('source', '')}/client{i}",
-            )
-            shards.append(KGShard(i, graph, ent, rel))
-        except ValueError as exc:
-            raise PartitionFormatError(f"{cdir}: {exc}") from exc
+    meta = {**meta, "_names": (ent_names, rel_names)}
+    shards = [_read_shard(folder, meta, i) for i in range(len(meta["clients"]))]
     keep = (
         "num_entities",
         "num_relations",
@@ -249,6 +331,7 @@ def _read_kg(folder: Path, meta: dict[str, Any]) -> FederatedKG:
         "format",
         "format_version",
         "kind",
+        "_names",
     )
     return FederatedKG(
         shards,
@@ -378,6 +461,26 @@ def check_client_folders(path: Path, meta: dict[str, Any]) -> None:
         )
 
 
+def check_version(meta: dict[str, Any], meta_path: Path) -> None:
+    r"""Refuses a ``META.json`` of another ``format_version``; an older
+    partition is named with the command that writes it again."""
+    got = meta.get("format_version")
+    if got == FORMAT_VERSION:
+        return
+    hint = ""
+    if isinstance(got, int) and got < FORMAT_VERSION:
+        source = meta.get("source") or "DATASET"
+        hint = (
+            f"; write it again with `fedgraph partition {source} --strategy "
+            f"{meta.get('partitioner', 'S')} --clients {meta.get('num_clients', 'K')} "
+            f"--seed {meta.get('seed', 0)} --out {meta_path.parent} --overwrite`"
+        )
+    raise PartitionFormatError(
+        f"{meta_path}: unsupported `format_version` "
+        f"(got {got!r}, this fedgraph reads {FORMAT_VERSION}){hint}"
+    )
+
+
 def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     r"""Reads and validates ``META.json`` and every file it lists."""
     path = Path(path)
@@ -398,11 +501,7 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
             f"{meta_path}: `format` must be '{FORMAT}' "
             f"(got {meta.get('format') if isinstance(meta, dict) else meta!r})"
         )
-    if meta.get("format_version") != FORMAT_VERSION:
-        raise PartitionFormatError(
-            f"{meta_path}: unsupported `format_version` "
-            f"(got {meta.get('format_version')!r}, this fedgraph reads {FORMAT_VERSION})"
-        )
+    check_version(meta, meta_path)
     for key in ("kind", "clients", "files", "num_clients"):
         if key not in meta:
             raise PartitionFormatError(f"{meta_path}: missing field `{key}`")
@@ -427,6 +526,64 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     return meta
 
 
+def read_client_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
+    r"""Reads and validates a lone client folder's ``META.json`` and every
+    file it lists (checksums), without the partition around it."""
+    path = Path(path)
+    if not path.is_dir():
+        raise FileNotFoundError(f"Client folder `{path}` not found")
+    meta_path = path / META
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PartitionFormatError(
+            f"`{path}` is not a fedgraph client folder: {META} is missing"
+        ) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise PartitionFormatError(f"{meta_path}: corrupt JSON ({exc})") from exc
+    if not isinstance(meta, dict) or meta.get("format") != CLIENT_FORMAT:
+        raise PartitionFormatError(
+            f"{meta_path}: `format` must be '{CLIENT_FORMAT}' (got "
+            f"{meta.get('format') if isinstance(meta, dict) else meta!r})"
+        )
+    check_version(meta, meta_path)
+    for key in ("client", "num_clients", "splits", "files"):
+        if key not in meta:
+            raise PartitionFormatError(f"{meta_path}: missing field `{key}`")
+    for name, digest in sorted(meta["files"].items()):
+        f = path / name
+        if not f.is_file():
+            raise PartitionFormatError(f"`{path}`: file `{name}` is missing")
+        if sha256_file(f) != digest:
+            raise PartitionFormatError(
+                f"`{f}`: checksum mismatch (truncated or modified since it was saved)"
+            )
+    return meta
+
+
+def load_client_folder(path: str | os.PathLike[str]) -> KGShard:
+    r"""One organisation's client folder, read alone: its shard in its own
+    ids with its own names (``entity_ids`` and ``relation_ids`` map each
+    local id to itself: the client knows no global id; keyed hashes of the
+    names align it with the others). Validated by the folder's own
+    ``META.json`` (format, version, checksums, sizes); the partition around
+    it is never opened.
+
+    Args:
+        path (str or PathLike): the client folder (``DIR/clientK`` of a
+            partition, or a copy of it).
+    """
+    path = Path(path)
+    meta = read_client_meta(path)
+    cid = meta["client"]
+    graph = _client_graph(path, meta, f"{meta.get('source', '')}/client{cid}")
+    ent = torch.arange(graph.num_entities)
+    try:
+        return KGShard(int(cid), graph, ent, torch.arange(graph.num_relations))
+    except ValueError as exc:
+        raise PartitionFormatError(f"{path}: {exc}") from exc
+
+
 def load_partition(path: str | os.PathLike[str]) -> Any:
     r"""Loads a folder written by :func:`save_partition`, validating it."""
     path = Path(path)
@@ -439,6 +596,8 @@ def load_partition(path: str | os.PathLike[str]) -> Any:
 
 __all__ = [
     "save_partition",
+    "load_client_folder",
+    "read_client_meta",
     "check_replaceable",
     "load_partition",
     "read_meta",

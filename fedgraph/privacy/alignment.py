@@ -29,7 +29,7 @@ from torch import Tensor
 
 from fedgraph.federated.kge.fede import ENTITY
 from fedgraph.federated.payload import Payload, PayloadError
-from fedgraph.privacy.wrap import ClientWrapper, StrategyWrapper
+from fedgraph.privacy.wrap import ClientWrapper, StrategyWrapper, innermost
 
 
 def entity_tokens(names: Sequence[str], secret: bytes) -> Tensor:
@@ -96,27 +96,63 @@ def _remap(payload: Payload, key: str, fn: Any) -> Payload:
     )
 
 
+def shared_key(obj: Any) -> str:
+    r"""The row key a strategy or client shares: ``"relation"`` for FedR
+    (relation rows), else ``"entity"``."""
+    from fedgraph.federated.kge.fedr import RELATION, FedR, FedRClient
+
+    return RELATION if isinstance(innermost(obj), FedR | FedRClient) else ENTITY
+
+
+def shard_names(
+    shard: Any, key: str = ENTITY, names: Sequence[str] | None = None
+) -> list[str]:
+    r"""The names a client hashes for its entities (``key="entity"``) or
+    relations, in local order: ``names`` indexed by the shard's ids when
+    given, else the shard's own names (a client folder's), else the ids'
+    decimal forms (a dataset without names)."""
+    ids = shard.entity_ids if key == ENTITY else shard.relation_ids
+    if names is not None:
+        return [entity_name(int(i), names) for i in ids.tolist()]
+    graph = shard.graph
+    own = graph.entity_names if key == ENTITY else graph.relation_names
+    if own is not None:
+        return list(own)
+    return [str(int(i)) for i in ids.tolist()]
+
+
 class KeyedHashClient(ClientWrapper):
-    r"""Speaks entity tokens to the server instead of global ids.
+    r"""Speaks keyed tokens of its names to the server instead of ids: of
+    its entities, or of its relations for a relation-sharing client (FedR).
 
     Args:
         inner (KGEClient): the client (``inner.shard.entity_ids``: its
-            entities' ids in the federation's shared vocabulary).
+            entities' ids, in the federation's shared vocabulary or its own).
         secret (bytes): the federation secret.
-        names (Sequence[str], optional): entity names by global id.
+        names (Sequence[str], optional): entity names by id; default: the
+            shard's own names (:func:`shard_names`).
+        relation_names (Sequence[str], optional): relation names by id (a
+            relation-sharing client's); default: the shard's own names.
     """
 
     def __init__(
-        self, inner: Any, secret: bytes, names: Sequence[str] | None = None
+        self,
+        inner: Any,
+        secret: bytes,
+        names: Sequence[str] | None = None,
+        relation_names: Sequence[str] | None = None,
     ) -> None:
         super().__init__(inner)
-        ids = inner.shard.entity_ids.long()
-        tokens = entity_tokens([entity_name(int(i), names) for i in ids], secret)
+        self.key = shared_key(inner)
+        shard = inner.shard
+        ids = (shard.entity_ids if self.key == ENTITY else shard.relation_ids).long()
+        given = names if self.key == ENTITY else relation_names
+        tokens = entity_tokens(shard_names(shard, self.key, given), secret)
         order = torch.argsort(tokens)
         self._sorted_tokens = tokens[order]
         if torch.unique(self._sorted_tokens).numel() != tokens.numel():
             raise ValueError(
-                f"Client {inner.client_id}: two entity names share a token"
+                f"Client {inner.client_id}: two {self.key} names share a token"
             )
         self._ids_by_token = ids[order]
         self._token_of = dict(zip(ids.tolist(), tokens.tolist(), strict=True))
@@ -130,38 +166,41 @@ class KeyedHashClient(ClientWrapper):
         )
 
     def register(self) -> Payload:
-        return _remap(self.inner.register(), ENTITY, self._to_tokens)
+        return _remap(self.inner.register(), self.key, self._to_tokens)
 
     def fit(self, payload: Payload) -> Payload:
-        reply = self.inner.fit(_remap(payload, ENTITY, self._to_ids))
-        return _remap(reply, ENTITY, self._to_tokens)
+        reply = self.inner.fit(_remap(payload, self.key, self._to_ids))
+        return _remap(reply, self.key, self._to_tokens)
 
     def evaluate(self, payload: Payload) -> Payload:
-        return self.inner.evaluate(_remap(payload, ENTITY, self._to_ids))
+        return self.inner.evaluate(_remap(payload, self.key, self._to_ids))
 
 
 class KeyedHashStrategy(StrategyWrapper):
     r"""The server side of keyed-hash alignment: rows of the wrapped
-    strategy's table are the ranks of the tokens in their union."""
+    strategy's table (entities; relations for FedR) are the ranks of the
+    tokens in their union, whether the clients' ids were global or their
+    own: the same names give the same rows."""
 
     def __init__(self, inner: Any) -> None:
         super().__init__(inner)
+        self.key = shared_key(inner)
         self.tokens = torch.empty(0, dtype=torch.long)
 
     def register(self, registrations: Mapping[int, Payload]) -> None:
+        key = self.key
         got = [
-            p.row_ids[ENTITY].long()
-            for p in registrations.values()
-            if ENTITY in p.row_ids
+            p.row_ids[key].long() for p in registrations.values() if key in p.row_ids
         ]
         self.tokens = torch.unique(torch.cat(got)) if got else self.tokens
-        limit = getattr(self.inner, "num_entities", None)
+        # FedR sizes its relation table from the registrations
+        limit = getattr(self.inner, "num_entities", None) if key == ENTITY else None
         if limit is not None and self.tokens.numel() > int(limit):
             raise PayloadError(
                 f"{self.tokens.numel()} distinct entity tokens for a table of {limit}"
             )
         super().register(
-            {c: _remap(p, ENTITY, self._to_rows) for c, p in registrations.items()}
+            {c: _remap(p, key, self._to_rows) for c, p in registrations.items()}
         )
 
     def _to_rows(self, tokens: Tensor) -> Tensor:
@@ -174,21 +213,21 @@ class KeyedHashStrategy(StrategyWrapper):
         self, server_round: int, client_ids: Sequence[int]
     ) -> dict[int, Payload]:
         out = super().configure_train(server_round, client_ids)
-        return {c: _remap(p, ENTITY, self._to_tokens) for c, p in out.items()}
+        return {c: _remap(p, self.key, self._to_tokens) for c, p in out.items()}
 
     def aggregate_train(
         self, server_round: int, replies: Mapping[int, Payload]
     ) -> None:
         super().aggregate_train(
             server_round,
-            {c: _remap(p, ENTITY, self._to_rows) for c, p in replies.items()},
+            {c: _remap(p, self.key, self._to_rows) for c, p in replies.items()},
         )
 
     def configure_evaluate(
         self, server_round: int, client_ids: Sequence[int], split: str = "valid"
     ) -> dict[int, Payload]:
         out = super().configure_evaluate(server_round, client_ids, split)
-        return {c: _remap(p, ENTITY, self._to_tokens) for c, p in out.items()}
+        return {c: _remap(p, self.key, self._to_tokens) for c, p in out.items()}
 
     def state_dict(self) -> dict[str, Any]:
         return {**super().state_dict(), "alignment_tokens": self.tokens.clone()}
@@ -204,5 +243,7 @@ __all__ = [
     "KeyedHashStrategy",
     "entity_tokens",
     "entity_name",
+    "shard_names",
+    "shared_key",
     "write_secret",
 ]

@@ -28,7 +28,8 @@ fedgraph payload. With every defence off they are the plain apps.
   federation secret, read from the file that the **node** config's
   ``alignment-secret`` names (a hex string, the same on every client node,
   never given to the server: the run config, which the server reads, does
-  not hold it).
+  not hold it). A node whose node config names its own client folder
+  (``data-dir``: it holds no global id) always aligns this way.
 
 * ``privacy.dp-epsilon > 0``: each node's client clips and noises its
   uploads (:class:`~fedgraph.privacy.dp.DPUploadClient`, the noise seeded as
@@ -76,7 +77,7 @@ from fedgraph.privacy.setup import PrivacySettings
 from fedgraph.runtime.flower.alignment import AlignedRun
 from fedgraph.runtime.flower.client_app import build_kge_client, make_client_app
 from fedgraph.runtime.flower.config import FlowerRunSettings, field_keys, key_error
-from fedgraph.runtime.flower.federation import load_federation
+from fedgraph.runtime.flower.federation import node_data
 from fedgraph.runtime.flower.node import WorkerClientApp
 from fedgraph.runtime.flower.server_app import build_kge_strategy
 
@@ -193,7 +194,9 @@ def wrap_client(
     from fedgraph.privacy.secagg import SecAggClient
 
     if privacy.private_alignment:
-        client = KeyedHashClient(client, node_secret(node_config), fed.entity_names)
+        client = KeyedHashClient(
+            client, node_secret(node_config), fed.entity_names, fed.relation_names
+        )
     if privacy.secagg:
         fedr = isinstance(client, FedRClient)
         client = SecAggClient(
@@ -251,24 +254,38 @@ class PrivateRunSettings(FlowerRunSettings):
         return cls(**fields, privacy=privacy)
 
 
+def keyed_privacy(
+    privacy: PrivacySettings | None, keyed: bool
+) -> PrivacySettings | None:
+    r"""``privacy`` with private alignment switched on when the nodes align
+    by keyed names (``keyed``: they hold only their own client folders)."""
+    if not keyed or (privacy is not None and privacy.private_alignment):
+        return privacy
+    return dataclasses.replace(privacy or PrivacySettings(), private_alignment=True)
+
+
 def build_private_strategy(
     cfg: PrivateRunSettings, aligned: AlignedRun | None = None
 ) -> tuple[Any, int]:
     r""":func:`~fedgraph.runtime.flower.build_kge_strategy`'s strategy in
-    the server side of ``cfg.privacy`` (:func:`wrap_strategy`)."""
+    the server side of ``cfg.privacy`` (:func:`wrap_strategy`), keyed by
+    token ranks when the nodes aligned by keyed names."""
     strategy, num_clients = build_kge_strategy(cfg, aligned)
-    return wrap_strategy(strategy, cfg.privacy, cfg.out), num_clients
+    privacy = keyed_privacy(cfg.privacy, aligned is not None and aligned.keyed)
+    return wrap_strategy(strategy, privacy, cfg.out), num_clients
 
 
 def build_private_client(cfg: PrivateRunSettings, node_config: Any) -> tuple[Any, int]:
     r"""The node's KGE client in the client side of ``cfg.privacy``
-    (:func:`wrap_client`)."""
+    (:func:`wrap_client`); a node holding only its own client folder (node
+    config ``data-dir``) always speaks keyed tokens of its names."""
     client, cid = build_kge_client(cfg, node_config)
-    if cfg.privacy is None:
+    data = node_data(cfg.data, node_config)
+    privacy = keyed_privacy(cfg.privacy, data.own_folder)
+    if privacy is None:
         return client, cid
-    fed = load_federation(cfg.data)
     rounds, seed = cfg.num_rounds, cfg.settings.seed
-    return wrap_client(client, cfg.privacy, fed, node_config, rounds, seed), cid
+    return wrap_client(client, privacy, data, node_config, rounds, seed), cid
 
 
 def wrap_transport(transport: Any, strategy: Any) -> Any:
@@ -374,6 +391,7 @@ __all__ = [
     "wrap_client",
     "build_private_strategy",
     "build_private_client",
+    "keyed_privacy",
     "wrap_transport",
     "run_private_server",
     "dp_report",

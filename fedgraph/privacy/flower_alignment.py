@@ -15,7 +15,7 @@ from fedgraph.runtime.flower.alignment import (
     Reply,
     describe_kge_node,
 )
-from fedgraph.runtime.flower.federation import load_federation
+from fedgraph.runtime.flower.federation import node_data
 
 #: node-config key: the file holding the federation secret (hex).
 SECRET_KEY = "alignment-secret"
@@ -29,9 +29,9 @@ def node_secret(node_config: Mapping[str, Any]) -> bytes:
     value = node_config.get(SECRET_KEY) if hasattr(node_config, "get") else None
     if not isinstance(value, str) or not value:
         raise ValueError(
-            "This run aligns entities privately (run config "
-            "`privacy.private-alignment`), so every client SuperNode needs the "
-            'federation secret: --node-config "partition-id=K '
+            "This node aligns by keyed names (node config `data-dir`, or run "
+            "config `privacy.private-alignment`), so it needs the federation "
+            'secret: --node-config "partition-id=K '
             "alignment-secret='/path/secret.key'\" (the same hex file on every "
             "client node, e.g. from `python -c 'import secrets; "
             "print(secrets.token_hex(32))'`; never on the server)"
@@ -56,27 +56,32 @@ def node_secret(node_config: Mapping[str, Any]) -> bytes:
 
 
 def describe_private_node(settings: Any, node_config: Any) -> Reply:
-    r"""A node's alignment reply. With private alignment: its partition id,
-    the number of clients and its entities' keyed tokens (no vocabulary size,
-    no global id: the server sizes its table by the union of the tokens);
-    otherwise :func:`~fedgraph.runtime.flower.alignment.describe_kge_node`'s."""
-    privacy = getattr(settings, "privacy", None)
-    if privacy is None or not privacy.private_alignment:
+    r"""A node's alignment reply. With private alignment, or on a node that
+    holds only its own client folder (node config ``data-dir``): its
+    partition id, the number of clients and the keyed tokens of its entity
+    names (no vocabulary size, no id: the server sizes its table by the
+    union of the tokens); otherwise
+    :func:`~fedgraph.runtime.flower.alignment.describe_kge_node`'s."""
+    data = node_data(settings.data, node_config)
+    if not keyed_names(getattr(settings, "privacy", None), data.own_folder):
         return describe_kge_node(settings, node_config)
-    from fedgraph.privacy.alignment import entity_name, entity_tokens
-    from fedgraph.runtime.flower.config import partition_id
+    from fedgraph.privacy.alignment import entity_tokens, shard_names
     from fedgraph.runtime.flower.protocol import PARTITION_ID
 
-    fed = load_federation(settings.data)
-    cid = partition_id(node_config, fed.num_clients)
-    ids = fed.shards[cid].entity_ids.tolist()
-    names = [entity_name(int(i), fed.entity_names) for i in ids]
+    names = shard_names(data.shard, "entity", data.entity_names)
     tokens = entity_tokens(names, node_secret(node_config))
     return {
-        PARTITION_ID: cid,
-        "num-clients": int(fed.num_clients),
+        PARTITION_ID: data.shard.client_id,
+        "num-clients": int(data.num_clients),
         TOKENS_KEY: sorted(tokens.tolist()),  # type: ignore[dict-item]
     }
+
+
+def keyed_names(privacy: Any, own_folder: bool) -> bool:
+    r"""Whether a node aligns by keyed names: with private alignment, and
+    always when it holds only its own client folder (it knows no global
+    id)."""
+    return own_folder or bool(privacy is not None and privacy.private_alignment)
 
 
 class PrivateAlignment(Alignment):
@@ -102,7 +107,8 @@ class PrivateAlignment(Alignment):
 
             raise ClientReplyError(
                 "Some nodes align by entity tokens and some by global ids: the "
-                "nodes run different run configs (`privacy.private-alignment`)"
+                "nodes run different run configs (`privacy.private-alignment`) or "
+                "only some hold their own client folder (`data-dir`)"
             )
         import torch
 
@@ -117,7 +123,9 @@ class PrivateAlignment(Alignment):
             }
             for n, r in replies.items()
         }
-        return super().merge(sized)
+        aligned = super().merge(sized)
+        aligned.keyed = True
+        return aligned
 
 
 #: the private apps' alignment step.
@@ -129,6 +137,7 @@ __all__ = [
     "TOKENS_KEY",
     "node_secret",
     "describe_private_node",
+    "keyed_names",
     "PrivateAlignment",
     "PRIVATE_ALIGNMENT",
 ]

@@ -162,12 +162,12 @@ def _rehash(folder, rel):
 
 def test_non_injective_entity_ids_is_refused(tmp_path):
     part = _partition(tmp_path)
-    ids_file = part / "client0" / "entity_ids.txt"
+    ids_file = part / "ids" / "client0" / "entity_ids.txt"
     ids = ids_file.read_text().split("\n")[:-1]
     assert len(ids) >= 2
     ids[-1] = ids[0]  # two local entities → one global id
     ids_file.write_text("\n".join(ids) + "\n")
-    _rehash(part, "client0/entity_ids.txt")  # checksums alone would not catch it
+    _rehash(part, "ids/client0/entity_ids.txt")  # checksums alone would not catch it
     with pytest.raises(PartitionFormatError) as exc:
         load_partition(part)
     assert str(exc.value) == (

@@ -36,14 +36,21 @@ def test_layout_and_meta(saved, fed):
     names = set(_files(saved))
     assert {"META.json", "entities.txt", "relations.txt"} <= names
     for c in range(3):
-        for f in (
-            "entity_ids.txt",
-            "relation_ids.txt",
-            "train.txt",
-            "valid.txt",
-            "test.txt",
-        ):
-            assert f"client{c}/{f}" in names
+        assert {
+            f"ids/client{c}/entity_ids.txt",
+            f"ids/client{c}/relation_ids.txt",
+        } <= names
+        assert {n for n in names if n.startswith(f"client{c}/")} == {
+            f"client{c}/{f}"
+            for f in (
+                "META.json",
+                "entities.txt",
+                "relations.txt",
+                "train.txt",
+                "valid.txt",
+                "test.txt",
+            )
+        }
     meta = json.loads((saved / "META.json").read_text())
     assert meta["format_version"] == FORMAT_VERSION and meta["kind"] == "kg"
     assert meta["partitioner"] == "RandomRelationPartitioner"
@@ -159,7 +166,7 @@ def test_truncated_file(saved):
 
 
 def test_modified_file(saved):
-    f = saved / "client1" / "entity_ids.txt"
+    f = saved / "ids" / "client1" / "entity_ids.txt"
     f.write_text(f.read_text().replace("1", "2", 1))
     with pytest.raises(PartitionFormatError, match="checksum mismatch"):
         load_partition(saved)

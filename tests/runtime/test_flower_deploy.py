@@ -258,3 +258,57 @@ def test_a_deployment_that_waits_for_a_restarted_node_equals_the_simulation(
     assert ("retried", 1) in events and ("rejoined", 1) in events
     assert doc["same_results"] is True  # failure events aside
     assert doc["node_poll"] == 0.2
+
+
+def named_toy():
+    from fedgraph.data.shard import FederatedKG
+
+    fed = toy_federation()
+    ents = [f"http://org.example/e/{i:02d}" for i in range(fed.num_entities)]
+    rels = [f"http://org.example/r/{i}" for i in range(fed.num_relations)]
+    return FederatedKG(fed.shards, fed.num_entities, fed.num_relations, ents, rels)
+
+
+def _valid(doc: dict) -> list[float]:
+    return [h["valid"]["mrr"] for h in doc["history"] if "valid" in h]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("algorithm", "port"), [("fede", 9480), ("fedr", 9500)])
+def test_nodes_with_only_their_own_folder_over_tls_equal_the_keyed_simulation(
+    tmp_path, algorithm, port
+):
+    # Each SuperNode starts in its own folder holding a copy of its client
+    # folder and the secret only; every process lists the files it opens.
+    from fedgraph.partition import save_partition
+
+    data = save_partition(named_toy(), tmp_path / "toy3")
+    out, work = tmp_path / "deploy.json", tmp_path / "work"
+    cmd = [
+        sys.executable, str(ROOT / "benchmarks" / "flower_deploy.py"),
+        "--data", str(data), "--algorithm", algorithm, "--rounds", "2",
+        "--json", str(out), "--port", str(free_ports(port)), "--timeout", "1500",
+        "--work", str(work), "--own-folders", "--audit-opens", "--tls",
+        "--node-poll", "0.2",
+        *(a for item in TOY for a in ("--set", item)),
+    ]  # fmt: skip
+    subprocess.run(cmd, timeout=1600, check=False, capture_output=True)
+    doc = json.loads(out.read_text())
+    assert doc["exit_code"] == 0 and doc["status"]["status"] == "completed"
+    assert doc["tls"] and doc["own_folders"]
+    dep, sim = doc["deployment"], doc["simulation"]
+    assert "KeyedHashStrategy" in dep["settings"]["strategy"]
+    assert "KeyedHashStrategy" in sim["settings"]["strategy"]
+    assert len(_valid(dep)) == 2
+    assert _valid(dep) == pytest.approx(_valid(sim), abs=1e-6)
+    assert dep["weighted"]["mrr"] == pytest.approx(sim["weighted"]["mrr"], abs=1e-6)
+    opened = doc["opened"]
+    assert {"server", "node0", "node1", "node2"} <= set(opened)
+    orgs = [str(work / "orgs" / f"org{k}") + "/" for k in range(3)]
+    for role, paths in opened.items():
+        others = [str(data) + "/"] + [
+            o for k, o in enumerate(orgs) if role != f"node{k}"
+        ]
+        assert not [p for p in paths if p.startswith(tuple(others))], role
+    for k in range(3):  # the hook saw each node read its own folder
+        assert f"{orgs[k]}kg/train.txt" in opened[f"node{k}"]

@@ -26,8 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fedgraph.runtime.flower.config import partition_id
-from fedgraph.runtime.flower.federation import load_federation
+from fedgraph.runtime.flower.federation import DATA_DIR, node_data
 from fedgraph.runtime.flower.protocol import PARTITION_ID, ClientReplyError
 
 #: what a node sends in its alignment reply: integers, floats, strings, bools.
@@ -48,11 +47,15 @@ class AlignedRun:
             of the nodes that answered.
         sizes (dict[str, int]): the sizes the strategy is built with
             (KGE: ``num-entities``, the global vocabulary size).
+        keyed (bool): whether the nodes aligned by keyed hashes of their
+            names (then they speak tokens, never ids, and the server's rows
+            are the tokens' ranks).
     """
 
     num_clients: int
     nodes: dict[int, int] = field(default_factory=dict)
     sizes: dict[str, int] = field(default_factory=dict)
+    keyed: bool = False
 
 
 class Alignment:
@@ -133,12 +136,22 @@ class Alignment:
 def describe_kge_node(settings: Any, node_config: Any) -> Reply:
     r"""A KGE node's alignment reply: its ``partition-id``, the number of
     clients and the global vocabulary size (``num-entities``) of its
-    partition. Its triples, entity and relation names stay on the node."""
-    fed = load_federation(settings.data)
+    partition. Its triples, entity and relation names stay on the node. A
+    node holding only its own client folder (node config ``data-dir``) knows
+    no global vocabulary: it aligns by keyed names, which the apps of
+    :mod:`fedgraph.privacy.flower` run."""
+    data = node_data(settings.data, node_config)
+    if data.own_folder:
+        raise ValueError(
+            f"Node-config key `{DATA_DIR}`: a node holding only its own client "
+            "folder aligns by keyed hashes of its names, which these apps do not "
+            "run; use the apps of fedgraph.privacy.flower (examples/"
+            "flower_private_app) with `alignment-secret` in the node config"
+        )
     return {
-        PARTITION_ID: partition_id(node_config, fed.num_clients),
-        "num-clients": int(fed.num_clients),
-        "num-entities": int(fed.num_entities),
+        PARTITION_ID: data.shard.client_id,
+        "num-clients": int(data.num_clients),
+        "num-entities": int(data.num_entities),
     }
 
 

@@ -16,8 +16,9 @@ loaded from and written back to ``context.state``
   fused with the node's single-KG model when the run config asks for FedE's
   model fusion, :func:`fuse_on_node`).
 
-The read-only data (the partition) is cached per process
-(:func:`~fedgraph.runtime.flower.federation.load_federation`).
+The read-only data (the partition, or the node's own client folder named
+by the node config's ``data-dir``) is cached per process
+(:func:`~fedgraph.runtime.flower.federation.node_data`).
 """
 
 from __future__ import annotations
@@ -33,12 +34,11 @@ from fedgraph.runtime.flower.alignment import KGE_ALIGNMENT
 from fedgraph.runtime.flower.config import (
     FlowerRunSettings,
     node_device,
-    partition_id,
     single_dir,
     use_threads,
 )
 from fedgraph.runtime.flower.failures import node_errors_mod
-from fedgraph.runtime.flower.federation import load_federation
+from fedgraph.runtime.flower.federation import node_data
 from fedgraph.runtime.flower.protocol import (
     BEST_ROUND,
     CHECKPOINT,
@@ -73,16 +73,20 @@ def build_kge_client(cfg: FlowerRunSettings, node_config: Any) -> tuple[Client, 
     r"""The KGE client of this node: the ``kge_algorithms`` builder of
     ``cfg.algorithm`` applied to the node's shard only (models are seeded per
     client, so it equals the simulation's client ``partition-id``), on the
-    node config's ``device`` (:func:`~fedgraph.runtime.flower.config.node_device`)."""
+    node config's ``device`` (:func:`~fedgraph.runtime.flower.config.node_device`).
+    The shard is the node's own client folder when the node config names one
+    (``data-dir``, :func:`~fedgraph.runtime.flower.federation.node_data`):
+    its ids are then its own, which only keyed-name alignment (the apps of
+    :mod:`fedgraph.privacy.flower`) turns into shared rows."""
     import dataclasses
 
     from fedgraph.data.shard import FederatedKG
     from fedgraph.federated.kge.setup import build_kge_federation
 
-    fed = load_federation(cfg.data)
-    cid = partition_id(node_config, fed.num_clients)
+    data = node_data(cfg.data, node_config)
+    cid = data.shard.client_id
     settings = dataclasses.replace(cfg.settings, device=node_device(node_config))
-    own = FederatedKG([fed.shards[cid]], fed.num_entities, fed.num_relations)
+    own = FederatedKG([data.shard], data.num_entities, data.num_relations)
     _, clients = build_kge_federation(cfg.algorithm, own, settings)
     return clients[cid], cid
 
