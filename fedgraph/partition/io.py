@@ -515,15 +515,22 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
             f"{len(meta['clients'])} clients are listed"
         )
     check_client_folders(path, meta)
-    for rel, digest in sorted(meta["files"].items()):
-        f = path / rel
+    check_files(path, meta["files"])
+    return meta
+
+
+def check_files(path: Path, files: dict[str, str]) -> None:
+    r"""Raises :class:`PartitionFormatError` naming the first file of
+    ``files`` (relative path → SHA-256) that is missing under ``path`` or
+    whose checksum differs."""
+    for name, digest in sorted(files.items()):
+        f = path / name
         if not f.is_file():
-            raise PartitionFormatError(f"`{path}`: file `{rel}` is missing")
+            raise PartitionFormatError(f"`{path}`: file `{name}` is missing")
         if sha256_file(f) != digest:
             raise PartitionFormatError(
                 f"`{f}`: checksum mismatch (truncated or modified since it was saved)"
             )
-    return meta
 
 
 def read_client_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -550,14 +557,7 @@ def read_client_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     for key in ("client", "num_clients", "splits", "files"):
         if key not in meta:
             raise PartitionFormatError(f"{meta_path}: missing field `{key}`")
-    for name, digest in sorted(meta["files"].items()):
-        f = path / name
-        if not f.is_file():
-            raise PartitionFormatError(f"`{path}`: file `{name}` is missing")
-        if sha256_file(f) != digest:
-            raise PartitionFormatError(
-                f"`{f}`: checksum mismatch (truncated or modified since it was saved)"
-            )
+    check_files(path, meta["files"])
     return meta
 
 
