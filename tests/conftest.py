@@ -61,6 +61,20 @@ def one_thread():
     torch.set_num_threads(threads)
 
 
+@pytest.fixture
+def fresh_compile():
+    r"""torch.compile's state as in a new process, for tests that compare this
+    process's numbers with another process's: earlier tests' graphs count
+    towards dynamo's recompile limit, past which the compiled kernels run
+    eagerly and round differently (the code itself comes from the disk cache,
+    so recompiling costs little)."""
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):
     # Processed caches of tests never touch the user's cache.

@@ -135,7 +135,9 @@ def run_page(page: Path) -> None:
 @pytest.mark.dataset
 @pytest.mark.slow
 @pytest.mark.parametrize("name", PAGES)
-def test_tutorial_runs(name, data_root, tmp_path, monkeypatch, one_thread):
+def test_tutorial_runs(
+    name, data_root, tmp_path, monkeypatch, one_thread, fresh_compile
+):
     if name == "tutorials/flower.md":
         pytest.importorskip("flwr", reason="the Flower tutorial needs the flower extra")
     from fedgraph.federated import algorithms
@@ -145,12 +147,6 @@ def test_tutorial_runs(name, data_root, tmp_path, monkeypatch, one_thread):
     # a tutorial may register an algorithm: the registries are restored after
     algorithms.algorithms()  # load the built-in ones before copying
     monkeypatch.setattr(algorithms, "_REGISTRY", dict(algorithms._REGISTRY))
-    # as in a new process: earlier tests' compiled graphs count towards
-    # torch.compile's recompile limit, past which the kernels run eagerly and
-    # round differently (the compiled code itself comes from the disk cache)
-    import torch._dynamo
-
-    torch._dynamo.reset()
     run_page(DOCS / name)
 
 

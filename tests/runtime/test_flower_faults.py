@@ -284,7 +284,7 @@ def test_client_mods_from_the_run_config_wrap_every_handler(partition, tmp_path)
 
 @pytest.mark.slow
 def test_a_process_lived_worker_gives_the_same_numbers(
-    partition, tmp_path, monkeypatch
+    partition, tmp_path, monkeypatch, fresh_compile
 ):
     # The forwarding ClientApp (imports only Flower) and a real worker
     # process that keeps the fedgraph client in memory across messages.
