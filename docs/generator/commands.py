@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from generator.files import load_json
+from fedgraph.report.files import load_json
 
 
 def recorded_command(doc: dict[str, Any]) -> str:

@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from generator.files import figures_markdown, load_json, published_table
+from fedgraph.report.files import load_json
+from generator.files import figures_markdown, published_table
 from generator.verdict import Row, slash, verdict_word, within
 
 DATASETS = ("aifb", "mutag")

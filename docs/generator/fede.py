@@ -8,9 +8,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from fedgraph.report.files import load_json
 from generator.commands import commands_list
 from generator.curves import run_length, valid_curve
-from generator.files import LINK, figures_markdown, load_json, published_table
+from generator.files import (
+    figures_markdown,
+    present_runs,
+    published_table,
+    results_link,
+)
 from generator.verdict import Row, slash, verdict_word
 
 UMLS_METHODS = (
@@ -72,7 +78,7 @@ def fusion_table(results: Path) -> str:
                 lines.append(
                     f"| {data} | {label} | {100 * m['mrr']:.2f} | {100 * m['hits@1']:.2f} "
                     f"| {100 * m['hits@3']:.2f} | {100 * m['hits@10']:.2f} | {clients} "
-                    f"| [`{name}`]({LINK}{name}) |"
+                    f"| {results_link(name)} |"
                 )
     return "\n".join(lines)
 
@@ -84,11 +90,9 @@ def umls_table(results: Path) -> str:
         "| MiB up + down | results file |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for method, label in UMLS_METHODS:
-        name = f"umls-r3-{method}-transe.json"
-        doc = load_json(results / name)
-        if doc is None:
-            continue
+    for _, label, name, doc in present_runs(
+        results, UMLS_METHODS, "umls-r3-{}-transe.json"
+    ):
         w = doc["weighted"]
         clients = " / ".join(f"{100 * c['mrr']:.2f}" for c in doc["clients"])
         comm = doc.get("comm") or {}
@@ -96,7 +100,7 @@ def umls_table(results: Path) -> str:
         lines.append(
             f"| {label} | {100 * w['mrr']:.2f} | {100 * w['hits@1']:.2f} | "
             f"{100 * w['hits@10']:.2f} | {clients} | {run_length(doc)} | "
-            f"{mib:.1f} | [`{name}`]({LINK}{name}) |"
+            f"{mib:.1f} | {results_link(name)} |"
         )
     return "\n".join(lines)
 

@@ -8,9 +8,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from fedgraph.report.files import load_json
 from generator.commands import commands_list
 from generator.curves import run_length, valid_curve
-from generator.files import LINK, figures_markdown, load_json, published_table
+from generator.files import (
+    figures_markdown,
+    present_runs,
+    published_table,
+    results_link,
+)
 from generator.verdict import Row, slash, verdict_word, within
 
 #: results-file method name → (row label, published column, which weighted
@@ -113,7 +119,7 @@ def link_prediction_table(results: Path) -> str:
         pub = published[data][column]
         lines.append(
             f"| {data.upper()} | {label}{local_start(doc)} | {ours:.2f} | {pub:.2f} | "
-            f"{ours - pub:+.2f} | {run_length(doc)} | [`{name}`]({LINK}{name}) |"
+            f"{ours - pub:+.2f} | {run_length(doc)} | {results_link(name)} |"
         )
     return "\n".join(lines)
 
@@ -159,12 +165,10 @@ def fedlu_curves(
 ) -> dict[str, tuple[list, list]]:
     r"""Label → validation curve of ``fedlu-DATA-METHOD-transe.json`` for each
     ``(method, label)`` of ``methods`` (default: :data:`CURVE_METHODS`)."""
-    out = {}
-    for method, label in methods or CURVE_METHODS:
-        doc = load_json(results / f"fedlu-{data}-{method}-transe.json")
-        if doc is not None and "history" in doc:
-            out[label] = valid_curve(doc)
-    return out
+    runs = present_runs(
+        results, methods or CURVE_METHODS, f"fedlu-{data}-{{}}-transe.json"
+    )
+    return {label: valid_curve(doc) for _, label, _, doc in runs if "history" in doc}
 
 
 def _client_bars(results: Path, data: str) -> tuple[list[str], dict]:

@@ -9,8 +9,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from fedgraph.report.files import load_json
 from generator.commands import commands_list
-from generator.files import LINK, load_json, published_table
+from generator.files import published_table, results_link
 from generator.verdict import Row, verdict_word
 
 #: results files of ``benchmarks/fedmkgc_reduced.sh``: ``PREFIX TAG NAME``,
@@ -62,7 +63,7 @@ def fedmkgc_table(results: Path) -> str:
             )
             lines.append(
                 f"| {lab} | {100 * w['mrr']:.2f} | {100 * w['hits@1']:.2f} | "
-                f"{100 * w['hits@10']:.2f} | {per} | [`{name}`]({LINK}{name}) |"
+                f"{100 * w['hits@10']:.2f} | {per} | {results_link(name)} |"
             )
     return "\n".join(lines)
 
@@ -139,7 +140,7 @@ def _reduced_row(label: str, name: str, doc: dict[str, Any]) -> str | None:
         f"| {label} | {100 * el['hits@1']:.2f} | {100 * el['hits@10']:.2f} | "
         f"{100 * el['mrr']:.2f} | {int(el.get('n_test', 0)):,} | "
         f"{_steps(doc, greek_client, best)} ({total:,}) | {best} of {doc.get('rounds')} | "
-        f"{others or '—'} | [`{name}`]({LINK}{name}) |"
+        f"{others or '—'} | {results_link(name)} |"
     )
 
 

@@ -7,12 +7,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from fedgraph.report.files import load_json
 from generator.commands import commands_list
 from generator.curves import comm_curve, valid_curve
-from generator.files import LINK, figures_markdown, load_json, published_table
+from generator.files import (
+    figures_markdown,
+    markdown_table,
+    present_runs,
+    published_table,
+    results_link,
+)
 from generator.verdict import Row, within
 
 RUNS = (("fedep", "FedEP"), ("feds", "FedS"))
+#: the results file of each method of :data:`RUNS`.
+FILE = "fedlu-r10-{}-transe.json"
 
 RULE = "Test MRR (%) within one point; parameter ratios (× FedEP's) within 0.1."
 
@@ -31,43 +40,30 @@ def feds_table(results: Path) -> str:
     FedEP), with the published numbers."""
     from fedgraph.eval.feds_metrics import feds_metrics
 
-    base = load_json(results / "fedlu-r10-fedep-transe.json")
+    base = load_json(results / FILE.format("fedep"))
     if base is None:
         return "FedEP has not been run."
-    lines = [
-        "| R10, TransE | test MRR | vs FedEP | Hits@10 | R@CG (best / last round) "
-        "| params up+down to R@CG | P@CG | P@99 | P@98 | published MRR / P@CG / P@99 "
-        "| results file |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for method, label in RUNS:
-        name = f"fedlu-r10-{method}-transe.json"
-        doc = load_json(results / name)
-        if doc is None:
-            continue
-        m = feds_metrics(doc, base)
-        pub = r10()[method]
-        lines.append(
-            f"| {label} | {100 * m['mrr@cg']:.2f} | "
-            f"{100 * m['mrr@cg_vs_baseline']:.1f} % | "
-            f"{100 * doc['weighted']['hits@10']:.2f} | {m['r@cg']} / {doc['rounds']} | "
-            f"{m['params@cg']['method']:,} | {_ratio(m['p@cg'])} | "
-            f"{_ratio(m['p@99'])} | {_ratio(m['p@98'])} | "
-            f"{pub[0]:.2f} / {pub[1]:.2f}× / {pub[2]:.2f}× | "
-            f"[`{name}`]({LINK}{name}) |"
-        )
-    return "\n".join(lines)
+    header = ["R10, TransE", "test MRR", "vs FedEP", "Hits@10",
+              "R@CG (best / last round)", "params up+down to R@CG", "P@CG",
+              "P@99", "P@98", "published MRR / P@CG / P@99", "results file"]  # fmt: skip
+    rows = []
+    for method, label, name, doc in present_runs(results, RUNS, FILE):
+        m, pub = feds_metrics(doc, base), r10()[method]
+        rows.append([
+            label, f"{100 * m['mrr@cg']:.2f}", f"{100 * m['mrr@cg_vs_baseline']:.1f} %",
+            f"{100 * doc['weighted']['hits@10']:.2f}", f"{m['r@cg']} / {doc['rounds']}",
+            f"{m['params@cg']['method']:,}", _ratio(m["p@cg"]), _ratio(m["p@99"]),
+            _ratio(m["p@98"]), f"{pub[0]:.2f} / {pub[1]:.2f}× / {pub[2]:.2f}×",
+            results_link(name),
+        ])  # fmt: skip
+    return markdown_table(header, rows)
 
 
 def figures(results: Path, img: Path) -> list[Path]:
     r"""Validation MRR against communication and against rounds."""
     from fedgraph.report.plots import line_plot
 
-    runs = {}
-    for method, label in RUNS:
-        doc = load_json(results / f"fedlu-r10-{method}-transe.json")
-        if doc is not None:
-            runs[label] = doc
+    runs = {label: doc for _, label, _, doc in present_runs(results, RUNS, FILE)}
     comm = {}
     for label, doc in runs.items():
         xs, ys = comm_curve(doc)
@@ -96,8 +92,7 @@ def verdicts(results: Path) -> list[Row]:
     0.1)."""
     from fedgraph.eval.feds_metrics import feds_metrics
 
-    base = load_json(results / "fedlu-r10-fedep-transe.json")
-    feds = load_json(results / "fedlu-r10-feds-transe.json")
+    base, feds = (load_json(results / FILE.format(m)) for m, _ in RUNS)
     if base is None or feds is None:
         return [("mrr", "Tables II–III", "", "not run", "not run")]
     published, rows = r10(), []
@@ -118,8 +113,6 @@ def verdicts(results: Path) -> list[Row]:
 
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "feds-table": feds_table,
-    "feds-commands": lambda r: commands_list(
-        r, ["fedlu-r10-fedep-transe.json", "fedlu-r10-feds-transe.json"]
-    ),
+    "feds-commands": lambda r: commands_list(r, [FILE.format(m) for m, _ in RUNS]),
     "feds-figures": lambda r: figures_markdown("feds-communication", "feds-curves"),
 }

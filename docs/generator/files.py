@@ -1,24 +1,44 @@
-r"""Where the pages, results and published numbers live, and how they are read."""
+r"""Where the pages, results and published numbers live, how they are read,
+and the Markdown that shows them (tables, links to results files, figures)."""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+from fedgraph.report.files import LINK, load_json
 
 DOCS = Path(__file__).resolve().parents[1]
 RESULTS = DOCS / "results"
 PAGES = DOCS / "papers"
 PUBLISHED = PAGES / "published"
-LINK = "../results/"  # from a page under docs/papers/ to a results file
 
 
-def load_json(path: Path) -> Any | None:
-    r"""The JSON document at ``path``, or ``None`` when there is no such file."""
-    if not path.exists():
-        return None
-    with open(path) as f:
-        return json.load(f)
+def results_link(name: str) -> str:
+    r"""Markdown: the results file ``name`` as a link from a results page."""
+    return f"[`{name}`]({LINK}{name})"
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    r"""Markdown: a table of the ``header`` cells and one line per row of
+    cells."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def present_runs(
+    results: Path, runs: Sequence[tuple[str, str]], pattern: str
+) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
+    r"""``(method, label, file name, results)`` of each ``(method, label)``
+    of ``runs`` whose results file ``pattern.format(method)`` is in
+    ``results``, in the order of ``runs`` (runs not made yet are left out)."""
+    for method, label in runs:
+        name = pattern.format(method)
+        doc = load_json(results / name)
+        if doc is not None:
+            yield method, label, name, doc
 
 
 def published(paper: str, folder: Path | None = None) -> dict[str, Any]:

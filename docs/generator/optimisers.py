@@ -7,9 +7,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from fedgraph.report.files import load_json
 from generator.commands import commands_list
 from generator.fedlu import fedlu_curves
-from generator.files import LINK, figures_markdown, load_json
+from generator.files import (
+    figures_markdown,
+    markdown_table,
+    present_runs,
+    results_link,
+)
 from generator.verdict import Row, verdict_word
 
 #: the server-side optimisers compared with FedE on FedLU's R3 partition.
@@ -19,6 +25,8 @@ SERVER_OPTIMISERS = (
     ("fedadam", "FedAdam"),
     ("fedyogi", "FedYogi"),
 )
+#: the results file of each method of :data:`SERVER_OPTIMISERS`.
+FILE = "fedlu-r3-{}-transe.json"
 _COMMON_PARAMS = {"num_entities", "entity_dim", "init_range", "seed", "evaluate_with"}
 
 RULE = (
@@ -44,30 +52,23 @@ def server_optimiser_table(results: Path) -> str:
     r"""Markdown: FedAvgM, FedAdam and FedYogi against FedE on FB15k-237 R3
     (TransE): best validation MRR and its round, the first validated round
     reaching FedE's best validation MRR, and the test MRR at the best round."""
-    fede = load_json(results / "fedlu-r3-fede-transe.json")
+    fede = load_json(results / FILE.format("fede"))
     if fede is None:
         return "FedE has not been run on R3."
     target = fede["best_valid"]["mrr"]
-    lines = [
-        "| method | server settings | best valid MRR (round) | first round ≥ FedE's "
-        f"best ({100 * target:.2f}) | test MRR | Hits@1 | Hits@10 | rounds run "
-        "| results file |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for method, label in SERVER_OPTIMISERS:
-        name = f"fedlu-r3-{method}-transe.json"
-        doc = load_json(results / name)
-        if doc is None:
-            continue
+    header = ["method", "server settings", "best valid MRR (round)",
+              f"first round ≥ FedE's best ({100 * target:.2f})", "test MRR",
+              "Hits@1", "Hits@10", "rounds run", "results file"]  # fmt: skip
+    rows = []
+    for _, label, name, doc in present_runs(results, SERVER_OPTIMISERS, FILE):
         w, best = doc["weighted"], doc["best_valid"]["mrr"]
-        lines.append(
-            f"| {label} | {_server_params(doc)} | {100 * best:.2f} "
-            f"({doc['best_round']}) | {_first_reaching(doc, target)} "
-            f"| {100 * w['mrr']:.2f} | {100 * w['hits@1']:.2f} "
-            f"| {100 * w['hits@10']:.2f} | {doc['rounds']} "
-            f"| [`{name}`]({LINK}{name}) |"
-        )
-    return "\n".join(lines)
+        rows.append([
+            label, _server_params(doc), f"{100 * best:.2f} ({doc['best_round']})",
+            _first_reaching(doc, target), f"{100 * w['mrr']:.2f}",
+            f"{100 * w['hits@1']:.2f}", f"{100 * w['hits@10']:.2f}", doc["rounds"],
+            results_link(name),
+        ])  # fmt: skip
+    return markdown_table(header, rows)
 
 
 def figures(results: Path, img: Path) -> list[Path]:
@@ -89,12 +90,11 @@ def verdicts(results: Path) -> list[Row]:
     r"""Reddi et al.'s claim that a server optimiser converges in fewer rounds
     than plain averaging: the first validated round reaching FedE's best
     validation MRR, against FedE's best round (earlier: reproduced)."""
-    fede = load_json(results / "fedlu-r3-fede-transe.json")
+    fede = load_json(results / FILE.format("fede"))
+    if fede is None:
+        return []
     rows = []
-    for method, label in SERVER_OPTIMISERS[1:]:
-        doc = load_json(results / f"fedlu-r3-{method}-transe.json")
-        if fede is None or doc is None:
-            continue
+    for method, label, _, doc in present_runs(results, SERVER_OPTIMISERS[1:], FILE):
         first = _first_reaching(doc, fede["best_valid"]["mrr"])
         ok = first.isdigit() and int(first) < fede["best_round"]
         gain = 100 * (doc["weighted"]["mrr"] - fede["weighted"]["mrr"])
@@ -111,7 +111,7 @@ def verdicts(results: Path) -> list[Row]:
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "optimisers-table": server_optimiser_table,
     "optimisers-commands": lambda r: commands_list(
-        r, [f"fedlu-r3-{m}-transe.json" for m, _ in SERVER_OPTIMISERS]
+        r, [FILE.format(m) for m, _ in SERVER_OPTIMISERS]
     ),
     "optimisers-figures": lambda r: figures_markdown("optimisers-r3-curves"),
 }

@@ -8,8 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from fedgraph.report.files import load_json
 from generator.fedalign import partition_row
-from generator.files import load_json, published_table
+from generator.files import published_table
 from generator.verdict import Row, slash, verdict_word, within
 
 PARTITION_FILE = "fb15k-237-partition.json"

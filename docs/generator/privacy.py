@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from fedgraph.report.files import load_json
 from fedgraph.report.privacy import not_run, privacy_files, privacy_table
 from generator.commands import commands_list
-from generator.files import load_json
 from generator.verdict import Row, slash, verdict_word, within
 
 PREFIXES = ("umls-r3-privacy", "fedlu-r3-privacy")

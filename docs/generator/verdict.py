@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from fedgraph.report.files import load_json
 from generator import files
 
 #: one verdict row: ``(key, claim, published, fedgraph, verdict)``; the
@@ -49,7 +50,7 @@ def verdict_reasons(path: Path | None = None) -> dict[str, Any]:
     r"""``verdicts.json``: per page its ``paper``, a ``summary`` and ``why``
     (row key → the one-line reason)."""
     path = WHY_FILE if path is None else path
-    doc = files.load_json(path)
+    doc = load_json(path)
     if not isinstance(doc, dict):
         raise ValueError(f"{path}: missing or not a JSON object")
     return doc

@@ -398,15 +398,22 @@ def triple_inference(
 
 
 def membership_inference(
-    view: ServerView, true_entities: Tensor, num_entities: int
+    view: ServerView,
+    true_entities: Tensor,
+    num_entities: int,
+    *,
+    unit: str = "entities",
 ) -> dict[str, Any]:
-    r"""The entity-membership attack on one victim (see the module)."""
+    r"""The entity-membership attack on one victim (see the module); with
+    ``unit="relations"``, the same attack on the relations a
+    relation-sharing client (FedR) holds, ``true_entities`` and
+    ``num_entities`` then being its relation ids and the vocabulary's size."""
     truth = torch.zeros(num_entities, dtype=torch.bool)
     truth[true_entities.long()] = True
     prior = float(truth.double().mean())
     scores = view.membership
     out: dict[str, Any] = {
-        "entities": int(truth.sum()),
+        unit: int(truth.sum()),
         "vocabulary": num_entities,
         "baseline": {
             "precision": prior,
@@ -418,7 +425,7 @@ def membership_inference(
     }
     if scores is None:
         scores = torch.full((num_entities,), prior, dtype=torch.float64)
-        out["note"] = "the server cannot map what it holds to entities"
+        out["note"] = f"the server cannot map what it holds to {unit}"
     out.update(binary_metrics(scores > 0.5, truth, scores.double()))
     return out
 

@@ -13,6 +13,7 @@ import torch
 from torch import Tensor
 
 from fedgraph.federated.kge.fede import ENTITY
+from fedgraph.federated.kge.fedr import RELATION
 from fedgraph.privacy.alignment import entity_name, entity_tokens
 from fedgraph.privacy.attacks import (
     ATTACKS,
@@ -49,8 +50,19 @@ def server_views(
     r"""The recorded round and, per client, what the server holds
     (:class:`~fedgraph.privacy.attacks.ServerView`)."""
     run_dir = Path(run_dir)
+    rec = _load_record(run_dir, server_round)
+    return int(rec["round"]), _entity_views(rec, run_dir, fed, privacy)
+
+
+def _load_record(run_dir: Path, server_round: int | None) -> dict[str, Any]:
     rec = load_round(run_dir / UPLOADS_DIR, server_round)
     load_registration(run_dir / UPLOADS_DIR)  # the registrations must be there
+    return rec
+
+
+def _entity_views(
+    rec: dict[str, Any], run_dir: Path, fed: Any, privacy: dict[str, Any]
+) -> dict[int, ServerView]:
     aligned = bool(privacy.get("private_alignment"))
     tokens = order = None
     if aligned:
@@ -83,7 +95,37 @@ def server_views(
             )
         else:
             views[int(c)] = ServerView(None, None, "none", None)
-    return int(rec["round"]), views
+    return views
+
+
+def relation_views(
+    rec: dict[str, Any], num_relations: int, aligned: bool
+) -> dict[int, ServerView]:
+    r"""Per client of a relation-sharing run (FedR), what the server holds
+    about which relations it has: the ids it uploads, in the clear (a
+    certainty); the holder counts over the clients, divided by their number,
+    under secure aggregation; no information under private alignment (keyed
+    tokens). Empty for a run that shares entity rows.
+
+    Args:
+        rec (dict): a recorded round (:func:`~fedgraph.privacy.record.load_round`).
+        num_relations (int): the federation's relation vocabulary.
+        aligned (bool): whether the run used private alignment.
+    """
+    uploads, agg = rec["uploads"], rec["aggregate"]
+    views = {}
+    for c, up in uploads.items():
+        ids = up["row_ids"].get(RELATION)
+        if ids is not None:
+            score = None
+            if not aligned:
+                score = torch.zeros(num_relations, dtype=torch.float64)
+                score[ids.long()] = 1.0
+            views[int(c)] = ServerView(None, None, "upload", score)
+        elif MASKED in up["arrays"] and agg.get("relation") is not None:
+            score = agg["counts"].double() / len(uploads)
+            views[int(c)] = ServerView(None, None, "aggregate", score)
+    return views
 
 
 def _recorded_settings(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -147,6 +189,26 @@ def _mean_of(rows: list[dict[str, float]]) -> dict[str, float]:
     return out
 
 
+def _relation_membership(views: dict[int, ServerView], fed: Any) -> dict[str, Any]:
+    r"""The membership attack on the relations of each client in ``views``
+    (a relation-sharing run's uploads), with the mean and baseline."""
+    clients = {
+        str(shard.client_id): membership_inference(
+            views[int(shard.client_id)],
+            shard.relation_ids,
+            fed.num_relations,
+            unit="relations",
+        )
+        for shard in fed.shards
+        if int(shard.client_id) in views
+    }
+    return {
+        "clients": clients,
+        "mean": _mean_of(list(clients.values())),
+        "baseline": _mean_of([r["baseline"] for r in clients.values()]),
+    }
+
+
 def run_audit(
     run_dir: str | os.PathLike[str],
     attack: str,
@@ -165,7 +227,8 @@ def run_audit(
     run_dir = Path(run_dir)
     meta, privacy = _recorded_settings(run_dir)
     fed = load_kge_federation(meta["data"] if data is None else data)
-    rnd, views = server_views(run_dir, fed, privacy, server_round)
+    rec = _load_record(run_dir, server_round)
+    views = _entity_views(rec, run_dir, fed, privacy)
     clients = {}
     for shard in fed.shards:
         c = int(shard.client_id)
@@ -175,17 +238,21 @@ def run_audit(
         clients[str(c)] = res
     mean = _mean_of(list(clients.values()))
     base = _mean_of([r["baseline"] for r in clients.values()])
-    extra = {}
+    extra: dict[str, Any] = {}
     if attack == "triple-inference":
         extra["knowledge_only"] = _mean_of(
             [r["knowledge_only"] for r in clients.values() if "knowledge_only" in r]
         )
+    elif rel := relation_views(
+        rec, fed.num_relations, bool(privacy.get("private_alignment"))
+    ):
+        extra["relations"] = _relation_membership(rel, fed)
     return {
         "attack": attack,
         "run": str(run_dir),
         "algorithm": meta.get("algorithm"),
         "privacy": privacy,
-        "round": rnd,
+        "round": int(rec["round"]),
         "attacker_knowledge": (
             f"the server's view of each client ({sorted({v.source for v in views.values()})}), "
             f"the KGE score function and {known_fraction:.0%} of the victim's training triples"
@@ -201,4 +268,4 @@ def run_audit(
     }
 
 
-__all__ = ["run_audit", "server_views"]
+__all__ = ["run_audit", "server_views", "relation_views"]

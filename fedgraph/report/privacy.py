@@ -17,8 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from fedgraph.report._io import LINK
-from fedgraph.report._io import load_json as _load
+from fedgraph.report.files import LINK, load_json
 
 #: results-file name → row label, in the table's order.
 SETTINGS = (
@@ -116,7 +115,7 @@ def privacy_table(results: Path, prefix: str, link: str = LINK) -> str:
     names = privacy_files(results, prefix)
     if not names:
         return not_run(prefix)
-    docs = {name: _load(results / name) for name in names}
+    docs = {name: load_json(results / name) for name in names}
     fede = docs.get(f"{prefix}-fede.json")
     base_traffic = _traffic(fede["results"]) if fede else None
     base_secs = fede["results"].get("seconds_per_round") if fede else None

@@ -154,3 +154,28 @@ def test_cli_choices_mirror_the_privacy_registries():
 
     assert choices.ATTACKS == ATTACKS
     assert choices.RECORD_KEEP == KEEP
+
+
+def test_fedr_membership_audit_covers_the_relations_it_uploads(tmp_path):
+    # FedR sends no entity row, but its relation ids leave every client: in
+    # the clear they give away exactly which relations each client holds
+    fedr = ("--algorithm", "fedr", "--rounds", "1", "--record-uploads", "last")
+    rc, out = _train(tmp_path, "fedr", *fedr)
+    assert rc == 0
+    assert main(["audit", str(out), "--attack", "membership"]) == 0
+    rep = json.loads((out / "audit-membership.json").read_text())
+    assert rep["mean"]["auc"] == 0.5  # no entity information
+    relations = rep["relations"]
+    assert set(relations["clients"]) == {"0", "1", "2"}
+    for c, r in relations["clients"].items():  # client c holds r{c}_0..r{c}_2
+        assert (r["relations"], r["vocabulary"]) == (3, 9), c
+        assert (r["precision"], r["recall"], r["auc"]) == (1.0, 1.0, 1.0)
+    assert relations["baseline"]["f1"] == pytest.approx(1 / 3)
+    # under private alignment the server holds tokens: nothing about relations
+    rc, out = _train(tmp_path, "fedr-al", *fedr, "--private-alignment")
+    assert rc == 0
+    assert main(["audit", str(out), "--attack", "membership"]) == 0
+    rep = json.loads((out / "audit-membership.json").read_text())
+    notes = {r["note"] for r in rep["relations"]["clients"].values()}
+    assert notes == {"the server cannot map what it holds to relations"}
+    assert rep["relations"]["mean"]["auc"] == 0.5

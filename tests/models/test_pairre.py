@@ -63,8 +63,9 @@ def test_pairre_reaches_the_command_line_flower_and_the_docs(tmp_path, capsys):
         {"name": "pairre", "aliases": (), "class": "PairRE",
          "module": "fedgraph.models.kge.pairre",
          "kwargs": {"epsilon": 2.0, "p_norm": 1.0},
-         "help": {"epsilon": "embedding-range :math:`\\epsilon`.",
-                  "p_norm": "the norm :math:`p`, 1 (the paper's) or 2."}}
+         # both from the bases' docstrings: KGEModel's and NormBasedModel's
+         "help": {"epsilon": ":math:`\\epsilon` of the embedding range.",
+                  "p_norm": "the norm :math:`p` of the distance, 1 or 2."}}
     ]  # fmt: skip
     s = KGESettings(model="pairre", model_kwargs={"p_norm": 2})
     assert s.model_kwargs == {"p_norm": 2.0}

@@ -19,7 +19,7 @@ class KGEModel(nn.Module, ABC):
     r"""Base class of the knowledge-graph embedding models: they only *score*.
 
     Loss, negative sampling, training and evaluation are separate objects
-    (:mod:`fedgraph.models.losses`, :mod:`fedgraph.models.sampling`,
+    (:mod:`fedgraph.models.losses`, :mod:`fedgraph.models.samplers`,
     :mod:`fedgraph.eval.ranking`), as in PyKEEN. Scores follow the RotatE /
     FedE / FedLU code convention: *larger is more plausible*, and the distance
     models return :math:`\gamma - d(h, r, t)`.
@@ -293,18 +293,22 @@ def chunked_candidates(
 
 
 class NormBasedModel(KGEModel):
-    r"""Base class of the models whose score is a distance
-    :math:`\gamma - \|\cdot\|_p` (TransE, PairRE): the norm :math:`p` is
-    a hyperparameter of their own, checked before any table is allocated.
+    r"""Base class of the models whose score is a margin minus a distance,
+    :math:`\gamma - \|\cdot\|_p` (:class:`~fedgraph.models.TransE`,
+    :class:`~fedgraph.models.kge.pairre.PairRE`); each subclass implements
+    :meth:`~KGEModel.interaction` with its own distance.
+
+    It takes the arguments of :class:`KGEModel` (sizes, ``gamma``,
+    ``epsilon``) and one more, the norm :math:`p`, checked before any table
+    is allocated and stored as the float :attr:`p_norm`.
 
     Args:
-        num_entities (int): number of entities.
-        num_relations (int): number of relations.
-        hidden_channels (int): embedding dimension.
-        gamma (float, optional): margin. (default: :obj:`9.0`)
-        epsilon (float, optional): embedding-range :math:`\epsilon`.
-            (default: :obj:`2.0`)
-        p_norm (float, optional): the norm, 1 or 2. (default: :obj:`1.0`)
+        p_norm (float, optional): the norm :math:`p` of the distance, 1 or
+            2. (default: :obj:`1.0`)
+
+    Raises:
+        ValueError: a ``p_norm`` other than 1 or 2, besides the errors of
+            :class:`KGEModel`.
     """
 
     def __init__(

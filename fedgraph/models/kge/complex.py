@@ -22,13 +22,14 @@ class ComplEx(KGEModel):
     *four* tables, which breaks the one-entity-table contract federated
     clients rely on; hence this class.
 
+    Its arguments are those of :class:`~fedgraph.models.KGEModel`; two
+    mean something else here:
+
     Args:
-        num_entities (int): number of entities.
-        num_relations (int): number of relations.
-        hidden_channels (int): complex dimension :math:`d`.
-        gamma (float, optional): sets the init range. (default: :obj:`9.0`)
-        epsilon (float, optional): embedding-range :math:`\epsilon`.
-            (default: :obj:`2.0`)
+        hidden_channels (int): the complex dimension :math:`d` (:math:`2d`
+            reals per entity and relation).
+        gamma (float, optional): no margin, it only sets the initialisation
+            range :math:`\rho`. (default: :obj:`9.0`)
     """
 
     entity_factor = 2

@@ -19,13 +19,11 @@ class DistMult(KGEModel):
     because it cannot score a candidate matrix in one product; here
     :meth:`score_tails` is ``(h * r) @ cand.T``.
 
+    Its arguments are those of :class:`~fedgraph.models.KGEModel`, except:
+
     Args:
-        num_entities (int): number of entities.
-        num_relations (int): number of relations.
-        hidden_channels (int): embedding dimension.
-        gamma (float, optional): sets the init range. (default: :obj:`9.0`)
-        epsilon (float, optional): embedding-range :math:`\epsilon`.
-            (default: :obj:`2.0`)
+        gamma (float, optional): no margin, it only sets the initialisation
+            range :math:`\rho`. (default: :obj:`9.0`)
     """
 
     def interaction(self, head: Tensor, rel: Tensor, tail: Tensor) -> Tensor:

@@ -24,15 +24,9 @@ class PairRE(NormBasedModel):
     ``[r^H | r^T]``; the entity table is the usual :math:`d`, so a
     federated client shares it with the other models' machinery.
 
-    Args:
-        num_entities (int): number of entities.
-        num_relations (int): number of relations.
-        hidden_channels (int): embedding dimension :math:`d`.
-        gamma (float, optional): margin. (default: :obj:`9.0`)
-        epsilon (float, optional): embedding-range :math:`\epsilon`.
-            (default: :obj:`2.0`)
-        p_norm (float, optional): the norm :math:`p`, 1 (the paper's) or 2.
-            (default: :obj:`1.0`)
+    Its arguments are those of
+    :class:`~fedgraph.models.kge.base.NormBasedModel`; the default
+    ``p_norm=1`` is the paper's.
     """
 
     relation_factor = 2

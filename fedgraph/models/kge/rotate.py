@@ -38,13 +38,11 @@ class RotatE(KGEModel):
     :math:`|h e^{i\theta} - t| = |h - t e^{-i\theta}|` turns head scoring
     into the same kernels.
 
+    Its arguments are those of :class:`~fedgraph.models.KGEModel`, except:
+
     Args:
-        num_entities (int): number of entities.
-        num_relations (int): number of relations.
-        hidden_channels (int): complex dimension :math:`d`.
-        gamma (float, optional): margin. (default: :obj:`9.0`)
-        epsilon (float, optional): embedding-range :math:`\epsilon`.
-            (default: :obj:`2.0`)
+        hidden_channels (int): the complex dimension :math:`d` (:math:`2d`
+            reals per entity, :math:`d` phases per relation).
     """
 
     entity_factor = 2

@@ -32,14 +32,8 @@ class TransE(NormBasedModel):
     falling back to :func:`torch.cdist`) for ``p=1``, or the identity
     :math:`\|q - t\|^2 = \|q\|^2 + \|t\|^2 - 2 q^\top t` (``p=2``).
 
-    Args:
-        num_entities (int): number of entities.
-        num_relations (int): number of relations.
-        hidden_channels (int): embedding dimension.
-        gamma (float, optional): margin. (default: :obj:`9.0`)
-        epsilon (float, optional): embedding-range :math:`\epsilon`.
-            (default: :obj:`2.0`)
-        p_norm (float, optional): the norm, 1 or 2. (default: :obj:`1.0`)
+    Its arguments are those of
+    :class:`~fedgraph.models.kge.base.NormBasedModel`.
     """
 
     def interaction(self, head: Tensor, rel: Tensor, tail: Tensor) -> Tensor:

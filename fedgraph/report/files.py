@@ -1,5 +1,7 @@
-r"""File access for the report pages: results files read when present
-(pages are written with :func:`fedgraph.data.io.atomic_write_text`)."""
+r"""Reading the results files that the report tables cite: a results file
+that is not there yet is ``None`` (its row is left out), and a table links
+each file it shows by :data:`LINK` (pages are written with
+:func:`fedgraph.data.io.atomic_write_text`)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ from typing import Any
 
 __all__ = ["LINK", "load_json"]
 
-LINK = "../results/"  # from a page under docs/papers/ to a results file
+#: The link from a results page under ``docs/papers/`` to a results file.
+LINK = "../results/"
 
 
 def load_json(path: Path) -> Any | None:
