@@ -22,6 +22,15 @@ config when ``--restart-after S`` is given. The run config then sets
 ``state-dir`` on every node), so the restarted node restores its snapshot.
 ``--set min-fit-nodes=3`` (more than are left) makes the run fail instead.
 
+With ``--restart-superlink-at-round J`` the SuperLink is killed (``SIGKILL``)
+once the server has logged round ``J - 1`` and started again at once on the
+same port and ``--database``; the run config sets checkpoints as above.
+Flower's SuperExec and ``ServerApp`` exit with their SuperLink and ``flwr
+run`` stops; the script follows the interrupted run as ``fedgraph
+flower-run`` does (``status.json`` becomes ``lost``, the error naming how to
+resume), lists the checkpoints and node snapshots it left, and runs it again
+with ``resume = true`` on the restarted SuperLink (:func:`resume_after_restart`).
+
 ``--tls`` runs the same deployment with TLS and SuperNode authentication,
 with certificates and keys from ``scripts/flower_certificates.sh``.
 
@@ -31,7 +40,10 @@ its own folder ``orgs/orgK`` that holds only a copy of its client folder
 node config names them (``data-dir``, ``alignment-secret``), the run config's
 ``data`` names nothing, and the apps of ``examples/flower_private_app`` align
 the nodes by keyed hashes of their names. The simulation then runs the same
-keyed alignment under the same secret. ``--audit-opens`` makes every Python
+keyed alignment under the same secret. On an RDF partition (Fed-RGCN) the
+Fed-RGCN apps run unchanged: only the bases are shared, which no predicate
+indexes, so each node's R-GCN spans its own predicates and the simulation's
+clients do the same (``own_relations``). ``--audit-opens`` makes every Python
 process of the deployment (SuperLink, ``ServerApp``, SuperNodes, their
 ``ClientApp`` processes) list each file it opens (an audit hook on
 ``open``, from a ``sitecustomize`` on their ``PYTHONPATH``) in
@@ -58,7 +70,10 @@ deployment completed), ``lost_client`` (with the failure events and
 ``unavailable_after``: seconds from the kill to the first "Node Unavailable"
 line of the run's log, None when there was none) and
 ``same_results`` (metrics, history and communication equal, wall times and
-failure events aside), ``load_average`` (``os.getloadavg()`` at the start
+failure events aside), ``superlink_restart`` (the interrupted run of
+``--restart-superlink-at-round``: ``round``, ``flwr_run_exit_code``, the
+follower's ``exit_code``, ``status`` and the files ``written`` before the
+resume, name → bytes; None without it), ``load_average`` (``os.getloadavg()`` at the start
 and the end: the load beside the run on a shared machine).
 """
 
@@ -94,6 +109,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--kill-client", type=int, default=None)
     p.add_argument("--kill-at-round", type=int, default=None)
     p.add_argument("--restart-after", type=float, default=None)
+    p.add_argument(
+        "--restart-superlink-at-round",
+        type=int,
+        default=None,
+        metavar="J",
+        help="SIGKILL the SuperLink once the server logged round J - 1 and "
+        "start it again at once on the same port and database",
+    )
     p.add_argument("--json", required=True, help="output JSON file")
     p.add_argument(
         "--set",
@@ -110,7 +133,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="worker: the example apps' forwarding ClientApp and its worker "
         "process (default); per-message: the ClientApp in each message's own "
         "process; executor: SuperNodes with --isolation process and one "
-        "fedgraph.runtime.flower.executor process each",
+        "fedgraph.cli.flower_executor process each",
     )
     p.add_argument(
         "--node-poll",
@@ -118,7 +141,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         metavar="SECONDS",
         help="fedgraph's shorter waits: SuperNodes started with "
-        "fedgraph.runtime.flower.supernode (Flower's SuperNode with a SECONDS "
+        "fedgraph.cli.flower_supernode (Flower's SuperNode with a SECONDS "
         "idle pull interval, Flower: 3 s; a 0.05 s reply poll, Flower: 0.5 s; "
         "a 0.05 s first object-pull retry, Flower: 1 s), and the same pull "
         "retry in the executor and the ServerApp (run-config pull-backoff). "
@@ -148,7 +171,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--own-folders",
         action="store_true",
         help="each SuperNode in its own folder with only a copy of its client "
-        "folder, aligned by keyed names (KGE partitions)",
+        "folder, aligned by keyed names (KGE; Fed-RGCN: own predicates)",
     )
     p.add_argument(
         "--audit-opens",
@@ -157,15 +180,27 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     args = p.parse_args(argv)
     if args.own_folders and not (Path(args.data) / "client0" / "META.json").is_file():
-        p.error(
-            f"--own-folders: {args.data} is not a KGE partition with client folders"
-        )
+        p.error(f"--own-folders: {args.data} is not a partition with client folders")
     if (args.kill_client is None) != (args.kill_at_round is None):
         p.error("--kill-client and --kill-at-round go together")
     if args.restart_after is not None and args.kill_client is None:
         p.error("--restart-after needs --kill-client")
     if args.kill_at_round is not None and not 2 <= args.kill_at_round <= args.rounds:
         p.error(f"--kill-at-round must lie in [2, {args.rounds}]")
+    link_round = args.restart_superlink_at_round
+    if link_round is not None:
+        if args.kill_client is not None:
+            p.error("--restart-superlink-at-round and --kill-client exclude each other")
+        if is_rgcn(args.algorithm):
+            p.error(
+                "--restart-superlink-at-round resumes from checkpoints, which "
+                f"Fed-RGCN runs do not write (got --algorithm {args.algorithm})"
+            )
+        if not 2 <= link_round <= args.rounds:
+            p.error(
+                f"--restart-superlink-at-round must lie in [2, {args.rounds}] "
+                f"(got {link_round})"
+            )
     if not Path(args.data).is_dir():
         p.error(f"--data {args.data}: not a folder")
     if args.node_poll is not None and not 0 < args.node_poll <= 60:
@@ -283,6 +318,13 @@ class Deployment:
         self._start("superlink", cmd, self.server_dir, self.server_env)
         wait_port(self.link_port)
 
+    def restart_superlink(self) -> None:
+        r"""``SIGKILL`` to the SuperLink, then a new one on the same port and
+        database (its ``ServerApp`` stops with it: Flower's SuperExec and
+        ``ServerApp`` exit when their parent process is gone)."""
+        self.kill("superlink")
+        self.start_superlink()
+
     def register_nodes(self) -> None:
         r"""With node authentication: every node's public key is registered
         with the SuperLink (``flwr supernode register``)."""
@@ -307,7 +349,7 @@ class Deployment:
             launcher = [str(BIN / "flower-supernode")]
         else:  # Flower's SuperNode with shorter idle / reply polls
             launcher = [
-                sys.executable, "-m", "fedgraph.runtime.flower.supernode",
+                sys.executable, "-m", "fedgraph.cli.flower_supernode",
                 "--idle-poll-interval", str(self.args.node_poll),
             ]  # fmt: skip
             if self.args.heartbeat_interval is not None:
@@ -337,7 +379,7 @@ class Deployment:
             wait_port(self.link_port + 1 + k)
             backoff = "0.05" if self.args.node_poll is not None else "0"
             executor = [
-                sys.executable, "-m", "fedgraph.runtime.flower.executor",
+                sys.executable, "-m", "fedgraph.cli.flower_executor",
                 "--runtime-api", runtime, "--insecure", "--pull-backoff", backoff,
             ]  # fmt: skip
             self._start(f"exec{k}", executor, cwd, env)
@@ -385,7 +427,7 @@ class Deployment:
             str(BIN / "flwr"), "run", str(app), "local-deployment", "--stream",
             "--run-config", run_config,
         ]  # fmt: skip
-        log = open(self.logs / "flwr-run.log", "w")
+        log = open(self.logs / "flwr-run.log", "a")  # a resumed run: appended
         proc = subprocess.Popen(
             cmd, cwd=self.server_dir, env=self.server_env, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True, start_new_session=True,
@@ -492,7 +534,10 @@ def simulate(
 
         cfg = RGCNRunSettings.from_run_config(config)
         builder = get(cfg.algorithm, "rgcn").build  # the apps' registry builder
-        clients = builder.clients(FederatedRDF.load(data), cfg.common())
+        # nodes with their own folders: models over their own predicates
+        own = secret is not None
+        fed = FederatedRDF.load(data)
+        clients = builder.clients(fed, cfg.common(), own_relations=own)
         strategy = builder.strategy(cfg.common(), cfg.algorithm_settings())
         kwargs = cfg.loop_kwargs()
     else:
@@ -712,6 +757,46 @@ def timeline(logs: Path, workers: Path, num_nodes: int) -> dict[str, Any] | None
     return {"exchanges": rows, "summary": summary}
 
 
+def written_files(*folders: Path) -> dict[str, int]:
+    r"""Every file under ``folders`` → its size in bytes (paths relative to
+    their folder's parent)."""
+    return {
+        str(f.relative_to(folder.parent)): f.stat().st_size
+        for folder in folders
+        if folder.is_dir()
+        for f in sorted(folder.rglob("*"))
+        if f.is_file()
+    }
+
+
+def resume_after_restart(
+    dep: Deployment, app: Path, run_config: str, out: Path, rc: int
+) -> tuple[dict[str, Any], int]:
+    r"""After ``--restart-superlink-at-round``: the first ``flwr run`` has
+    ended with ``rc`` (the SuperLink's death took its SuperExec and ``ServerApp`` with
+    it). Follows that run as ``fedgraph flower-run`` does
+    (:func:`fedgraph.runtime.flower.run_status.follow`: ``status.json``
+    becomes ``lost`` once the heartbeat stops), lists the checkpoints and
+    node snapshots it left, then runs it again with ``resume = true`` on
+    the restarted SuperLink. Returns the interrupted run's record
+    (``flwr_run_exit_code``, the follower's ``exit_code``, ``status`` and
+    ``written``) and the resumed ``flwr run``'s exit code."""
+    from types import SimpleNamespace
+
+    from fedgraph.runtime.flower.run_status import follow
+
+    outcome = follow(out, SimpleNamespace(poll=lambda: rc), lost_after=20.0)
+    record = {
+        "flwr_run_exit_code": rc,
+        "exit_code": outcome.exit_code,
+        "status": json.loads((out / "status.json").read_text()),
+        "written": written_files(dep.server_dir / "ckpt", dep.work / "node-state"),
+    }
+    print(f"[deploy] interrupted run: {outcome.status}: {outcome.message}", flush=True)
+    rc = dep.run(app, f"{run_config} resume=true", sys.stdout.write)
+    return record, rc
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     data = Path(args.data).resolve()
@@ -723,7 +808,7 @@ def main(argv: list[str] | None = None) -> int:
         num_nodes = load_dataset(data).num_clients
     rgcn = is_rgcn(args.algorithm)
     source = ROOT / "examples" / ("flower_rgcn_app" if rgcn else "flower_app")
-    if args.own_folders:
+    if args.own_folders and not rgcn:  # Fed-RGCN shares no name-indexed row
         source = ROOT / "examples" / "flower_private_app"
     work = Path(args.work or tempfile.mkdtemp(prefix="fedgraph-deploy-")).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -763,11 +848,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.node_poll is not None:
         config["pull-backoff"] = 0.05
     killing = args.kill_client is not None
+    restarting = args.restart_superlink_at_round is not None
     if killing:
         config["accept-failures"] = True
-        if not rgcn:
-            config.update({"checkpoint-dir": str(work / "server" / "ckpt")})
-            config["run-name"] = "deploy"
+    if (killing or restarting) and not rgcn:
+        config.update({"checkpoint-dir": str(work / "server" / "ckpt")})
+        config["run-name"] = "deploy"
     for item in args.set:
         key, _, value = item.partition("=")
         import tomllib
@@ -776,6 +862,7 @@ def main(argv: list[str] | None = None) -> int:
     run_config = " ".join(f"{k}={toml_value(v)}" for k, v in config.items())
 
     dep = Deployment(work, data, num_nodes, args)
+    link_restart: dict[str, Any] | None = None
     lost: dict[str, Any] | None = None
     if killing:
         lost = {"client": args.kill_client, "round": args.kill_at_round}
@@ -788,6 +875,14 @@ def main(argv: list[str] | None = None) -> int:
 
     def on_line(line: str) -> None:
         sys.stdout.write(line)
+        if (
+            restarting
+            and state["killed_at"] is None
+            and (f"[fedgraph] round {args.restart_superlink_at_round - 1}:" in line)
+        ):
+            dep.restart_superlink()
+            state["killed_at"] = time.monotonic()
+            print("[deploy] restarted the SuperLink", flush=True)
         if not killing:
             return
         if state["killed_at"] is not None:
@@ -825,6 +920,11 @@ def main(argv: list[str] | None = None) -> int:
         for k in range(num_nodes):
             dep.start_node(k)
         flwr_rc = dep.run(app, run_config, on_line)
+        if restarting:  # the run the SuperLink took with it, then resumed
+            link_restart, flwr_rc = resume_after_restart(
+                dep, app, run_config, out, flwr_rc
+            )
+            link_restart.update(round=args.restart_superlink_at_round)
     finally:
         timer.cancel()
         dep.stop_all()
@@ -893,6 +993,7 @@ def main(argv: list[str] | None = None) -> int:
         "flwr_run_exit_code": flwr_rc,
         "status": status,
         "lost_client": lost,
+        "superlink_restart": link_restart,
         "same_results": (
             same_results(deployment, simulation)
             if deployment is not None and simulation is not None

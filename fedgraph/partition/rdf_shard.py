@@ -12,7 +12,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from fedgraph.data.io import atomic_torch_save, atomic_write_json
+from fedgraph.data.io import atomic_torch_save, atomic_write_json, atomic_write_text
 from fedgraph.data.rdf_graph import RDFGraph
 
 
@@ -114,14 +114,12 @@ class FederatedRDF:
         return out
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        r"""Writes ``path/clientK/graph.pt`` (+ ``node_ids``) and
-        ``path/META.json``; every file is written atomically and ``META.json``
-        last, so a folder without it is a partial write."""
+        r"""Writes each client's own folder (:func:`write_rdf_client`), the
+        simulation's view (``path/relations.txt``, ``path/ids/clientK/``)
+        and ``path/META.json``; every file is written atomically and
+        ``META.json`` last, so a folder without it is a partial write."""
         path = Path(path)
-        for s in self.shards:
-            folder = path / f"client{s.client_id}"
-            s.graph.save(folder / "graph.pt")
-            atomic_torch_save(s.node_ids, folder / "node_ids.pt")
+        write_rdf_clients(self, path)
         meta = dict(
             self.meta,
             kind="rdf",
@@ -160,13 +158,12 @@ class FederatedRDF:
             )
         shards = []
         for i in range(num_clients):
-            folder = path / f"client{i}"
             try:
-                graph = RDFGraph.load(folder / "graph.pt")
-                node_ids = torch.load(folder / "node_ids.pt", weights_only=True)
+                shards.append(read_rdf_shard(path, i))
             except Exception as exc:  # noqa: BLE001 - reported with the path
-                raise ValueError(f"Client folder '{folder}' is corrupt: {exc}") from exc
-            shards.append(RDFShard(i, graph, node_ids))
+                raise ValueError(
+                    f"Client folder '{path / f'client{i}'}' is corrupt: {exc}"
+                ) from exc
         return cls(
             shards, meta["num_nodes"], meta["num_relations"], meta["num_classes"], meta
         )
@@ -178,22 +175,125 @@ class FederatedRDF:
         )
 
 
-__all__ = ["RDFShard", "FederatedRDF"]
+# ------------------------------------------------- a client's own folder
+def own_graph(graph: RDFGraph) -> tuple[RDFGraph, Tensor]:
+    r"""``graph`` with only the predicates its statements use, in their own
+    ids (the order of the global ids, so of the sorted predicate URIs, which
+    is also the sorted order of the client's own names), and ``[R_own]`` the
+    global id of each."""
+    used = torch.unique(graph.edge_type)
+    local = torch.full((graph.num_relations,), -1, dtype=torch.long)
+    local[used] = torch.arange(used.numel())
+    d = graph.to_dict()
+    d["edge_type"] = local[graph.edge_type]
+    d["relation_names"] = [graph.relation_names[r] for r in used.tolist()]
+    return RDFGraph.from_dict(d), used
+
+
+def own_shard(shard: RDFShard) -> RDFShard:
+    r"""``shard`` as its organisation holds it: its graph with only its own
+    predicates (:func:`own_graph`)."""
+    return RDFShard(shard.client_id, own_graph(shard.graph)[0], shard.node_ids)
+
+
+def write_rdf_clients(fed: FederatedRDF, path: Path) -> list[dict[str, Any]]:
+    r"""Writes every client's own folder ``path/clientK/`` (``graph.pt``: its
+    nodes and its own predicates, nothing global; ``META.json``: the client
+    format of :mod:`fedgraph.partition.io` with its checksum) and the
+    simulation's view: ``path/relations.txt`` (the global predicates) and
+    ``path/ids/clientK/`` (``node_ids.pt``, ``relation_ids.pt``: the global
+    id of each local node and predicate). Returns each client's entry of
+    the partition's ``clients`` list."""
+    from fedgraph.partition.io import CLIENT_FORMAT, FORMAT_VERSION, sha256_file
+
+    names = fed.shards[0].graph.relation_names if fed.shards else []
+    atomic_write_text(path / "relations.txt", "".join(f"{n}\n" for n in names))
+    entries = []
+    for s in fed.shards:
+        cdir, ids = path / f"client{s.client_id}", path / "ids" / f"client{s.client_id}"
+        graph, relation_ids = own_graph(s.graph)
+        graph.save(cdir / "graph.pt")
+        atomic_torch_save(s.node_ids, ids / "node_ids.pt")
+        atomic_torch_save(relation_ids, ids / "relation_ids.pt")
+        entry = {"dir": cdir.name, "nodes": s.num_nodes, "edges": s.num_edges}
+        own = {
+            "format": CLIENT_FORMAT, "format_version": FORMAT_VERSION, "kind": "rdf",
+            "client": s.client_id, "num_clients": fed.num_clients,
+            "source": str(fed.meta.get("source", "")), "nodes": s.num_nodes,
+            "edges": s.num_edges, "num_relations": graph.num_relations,
+            "num_classes": graph.num_classes, "splits": s.stats()["labelled"],
+            "files": {"graph.pt": sha256_file(cdir / "graph.pt")},
+        }  # fmt: skip
+        atomic_write_json(cdir / "META.json", own, indent=2, sort_keys=True)
+        entries.append(entry)
+    return entries
+
+
+def read_rdf_shard(path: Path, i: int) -> RDFShard:
+    r"""Client ``i`` of the partition folder ``path`` in global ids: its own
+    folder mapped back through ``ids/client{i}/`` and ``relations.txt``."""
+    cdir, ids = path / f"client{i}", path / "ids" / f"client{i}"
+    if (cdir / "node_ids.pt").exists():
+        raise ValueError(
+            f"`{cdir}` holds global node ids (`node_ids.pt`): an RDF partition "
+            "of an older fedgraph; write it again with `fedgraph partition`"
+        )
+    graph = RDFGraph.load(cdir / "graph.pt")
+    relation_ids = torch.load(ids / "relation_ids.pt", weights_only=True)
+    d = graph.to_dict()
+    d["edge_type"] = relation_ids[graph.edge_type]
+    d["relation_names"] = (path / "relations.txt").read_text().split("\n")[:-1]
+    node_ids = torch.load(ids / "node_ids.pt", weights_only=True)
+    return RDFShard(i, RDFGraph.from_dict(d), node_ids)
+
+
+def load_rdf_client_folder(path: str | os.PathLike[str]) -> RDFShard:
+    r"""One organisation's RDF client folder, read alone: its shard with its
+    own nodes and predicates (``node_ids`` maps each local node to itself:
+    the client knows no global id), validated by the folder's own
+    ``META.json`` (format, version, checksum, sizes); the partition around
+    it is never opened.
+
+    Args:
+        path (str or PathLike): the client folder (``DIR/clientK`` of an RDF
+            partition, or a copy of it).
+    """
+    from fedgraph.partition.io import PartitionFormatError, read_client_meta
+
+    path = Path(path)
+    meta = read_client_meta(path)
+    if meta.get("kind") != "rdf":
+        raise PartitionFormatError(
+            f"`{path}` is not an RDF client folder (`kind` {meta.get('kind')!r}, "
+            "expected 'rdf')"
+        )
+    try:
+        graph = RDFGraph.load(path / "graph.pt")
+    except Exception as exc:  # noqa: BLE001 - reported with the folder
+        raise PartitionFormatError(f"{path / 'graph.pt'}: {exc}") from exc
+    if (graph.num_nodes, graph.num_edges) != (meta.get("nodes"), meta.get("edges")):
+        raise PartitionFormatError(f"{path}: sizes differ from META.json")
+    return RDFShard(int(meta["client"]), graph, torch.arange(graph.num_nodes))
+
+
+__all__ = [
+    "RDFShard",
+    "FederatedRDF",
+    "own_graph",
+    "own_shard",
+    "write_rdf_clients",
+    "read_rdf_shard",
+    "load_rdf_client_folder",
+]
 
 
 # ----------------------------------------------- the shared partition format
 def _write_rdf(fed: FederatedRDF, folder: Path) -> dict[str, Any]:
-    for s in fed.shards:
-        s.graph.save(folder / f"client{s.client_id}" / "graph.pt")
-        torch.save(s.node_ids, folder / f"client{s.client_id}" / "node_ids.pt")
     return {
         "num_nodes": fed.num_nodes,
         "num_relations": fed.num_relations,
         "num_classes": fed.num_classes,
-        "clients": [
-            {"dir": f"client{s.client_id}", "nodes": s.num_nodes, "edges": s.num_edges}
-            for s in fed.shards
-        ],
+        "clients": write_rdf_clients(fed, folder),
     }
 
 
@@ -202,17 +302,14 @@ def _read_rdf(folder: Path, meta: dict[str, Any]) -> FederatedRDF:
 
     shards = []
     for i, c in enumerate(meta["clients"]):
-        cdir = folder / c["dir"]
         try:
-            shard = RDFShard(
-                i,
-                RDFGraph.load(cdir / "graph.pt"),
-                torch.load(cdir / "node_ids.pt", weights_only=True),
-            )
+            shard = read_rdf_shard(folder, i)
         except Exception as exc:  # noqa: BLE001 - reported with the folder
-            raise PartitionFormatError(f"{cdir}: {exc}") from exc
+            raise PartitionFormatError(f"{folder / c['dir']}: {exc}") from exc
         if (shard.num_nodes, shard.num_edges) != (c["nodes"], c["edges"]):
-            raise PartitionFormatError(f"{cdir}: sizes differ from META.json")
+            raise PartitionFormatError(
+                f"{folder / c['dir']}: sizes differ from META.json"
+            )
         shards.append(shard)
     keep = (
         "num_nodes",

@@ -18,6 +18,8 @@ pytest.importorskip("flwr")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_flower import toy_federation  # noqa: E402
 
+from fedgraph.runtime.flower.failures import outliving_a_lost_node  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 TOY = [
     "model=\"transe\"", "dim=8", "gamma=4.0", "lr=0.01", "batch-size=16",
@@ -92,6 +94,11 @@ def test_a_deployment_that_loses_too_many_nodes_exits_non_zero(tmp_path):
     error = doc["status"]["error"]
     assert "Round 2, 'train': client 1 (partition-id 1" in error
     assert "Node Unavailable" in error
+    # the settings that would have let the run outlive the lost node
+    assert error.endswith(
+        "the run stops; " + outliving_a_lost_node(0.0, checkpoint=True) + "."
+    )
+    assert "`wait-for-failed`" in error and "`resume = true`" in error
     assert doc["lost_client"]["completed"] is False
     assert doc["heartbeat_interval"] == 10
     assert doc["lost_client"]["unavailable_after"] < 35
@@ -100,7 +107,7 @@ def test_a_deployment_that_loses_too_many_nodes_exits_non_zero(tmp_path):
 @pytest.mark.slow
 def test_a_deployment_with_the_executor_equals_the_simulation(tmp_path):
     # SuperNodes with --isolation process, each served by one long-lived
-    # fedgraph.runtime.flower.executor process.
+    # fedgraph.cli.flower_executor process.
     doc = deploy(tmp_path, 9440, "--clientapp", "executor")
     assert doc["exit_code"] == 0 and doc["same_results"] is True
     assert doc["clientapp"] == "executor"
@@ -312,3 +319,56 @@ def test_nodes_with_only_their_own_folder_over_tls_equal_the_keyed_simulation(
         assert not [p for p in paths if p.startswith(tuple(others))], role
     for k in range(3):  # the hook saw each node read its own folder
         assert f"{orgs[k]}kg/train.txt" in opened[f"node{k}"]
+
+
+@pytest.mark.slow
+def test_a_superlink_restart_ends_the_run_as_lost_and_resume_continues_it(tmp_path):
+    # The SuperLink is killed (SIGKILL) after round 1 and started again on the
+    # same port and database: its SuperExec and ServerApp die with it, `flwr
+    # run` exits 1, the follower writes `lost` naming how to resume; the run
+    # started again with `resume = true` ends as the simulation does.
+    doc = deploy(
+        tmp_path, 9520, "--node-poll", "0.2", "--restart-superlink-at-round", "2"
+    )
+    link = doc["superlink_restart"]
+    assert link["round"] == 2
+    assert link["flwr_run_exit_code"] == 1 and link["exit_code"] == 1
+    ckpt = str(tmp_path / "work" / "server" / "ckpt")
+    assert link["status"]["status"] == "lost"
+    assert link["status"]["error"].endswith(
+        f"it was killed or its SuperLink is gone; to continue from {ckpt}/last.pt, "
+        "start it again with the same run config and `resume = true` "
+        f"(`checkpoint-dir` '{ckpt}', `run-name` 'deploy'; every node keeps its "
+        "`state-dir`)"
+    )
+    # nothing written before the restart was lost: the server's checkpoints
+    # and every client's snapshots of rounds 0 and 1
+    assert {"ckpt/last.pt", "ckpt/best.pt"} <= set(link["written"])
+    for k in range(3):
+        for r in (0, 1):
+            assert f"node-state/deploy/client{k}/round00000{r}.pt" in link["written"]
+    assert doc["exit_code"] == 0 and doc["status"]["status"] == "completed"
+    assert [h["round"] for h in doc["deployment"]["history"]] == [1, 2, 3]
+    assert doc["same_results"] is True
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--restart-superlink-at-round", "4"],
+         "--restart-superlink-at-round must lie in [2, 3] (got 4)"),
+        (["--restart-superlink-at-round", "2", "--kill-client", "1",
+          "--kill-at-round", "2"],
+         "--restart-superlink-at-round and --kill-client exclude each other"),
+        (["--restart-superlink-at-round", "2", "--algorithm", "fedavg"],
+         "--restart-superlink-at-round resumes from checkpoints, which Fed-RGCN "
+         "runs do not write (got --algorithm fedavg)"),
+    ],
+)  # fmt: skip
+def test_the_benchmark_names_a_bad_superlink_restart(tmp_path, capsys, extra, message):
+    bench = load_benchmark()
+    base = ["--data", str(tmp_path), "--algorithm", "fede", "--rounds", "3"]
+    with pytest.raises(SystemExit) as exc:
+        bench.parse_args([*base, "--json", str(tmp_path / "x.json"), *extra])
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err

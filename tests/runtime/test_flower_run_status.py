@@ -99,10 +99,74 @@ def test_a_running_status_without_heartbeat_becomes_lost(tmp_path):
     outcome = run_follow(tmp_path, FakeProcess(0), Clock(), lost_after=20)
     error = (
         f"the ServerApp stopped beating {tmp_path / 'heartbeat.json'} 20 s ago "
-        f"while {status} said running: it was killed or its SuperLink is gone"
+        f"while {status} said running: it was killed or its SuperLink is gone; "
+        "the run did not checkpoint, so it cannot continue: start it again (with "
+        "`checkpoint-dir`, `run-name` and a `state-dir` on every node, a lost run "
+        "can resume)"
     )
     assert (outcome.status, outcome.message, outcome.exit_code) == ("lost", error, 1)
     assert json.loads(status.read_text()) == {"status": "lost", "error": error}
+
+
+@pytest.mark.parametrize("checkpointed", [True, False])
+def test_a_lost_checkpointed_run_names_how_to_resume_it(tmp_path, checkpointed):
+    # the heartbeat of a run with `checkpoint-dir` names it and `run-name`
+    ckpt = tmp_path / "ckpt"
+    with heartbeat(str(tmp_path), str(ckpt), "c3", interval=0.01):
+        pass
+    beat = json.loads((tmp_path / "heartbeat.json").read_text())
+    assert beat == {
+        "beat": 0,
+        "interval": 0.01,
+        "resume": {"checkpoint-dir": str(ckpt), "run-name": "c3"},
+    }
+    if checkpointed:
+        ckpt.mkdir()
+        (ckpt / "last.pt").write_bytes(b"round 1")
+    write(tmp_path / "status.json", {"status": "running", "error": ""})
+    outcome = run_follow(tmp_path, FakeProcess(1), Clock(), lost_after=20)
+    assert outcome.exit_code == 1
+    assert outcome.message.endswith(
+        f"it was killed or its SuperLink is gone; to continue from {ckpt}/last.pt, "
+        "start it again with the same run config and `resume = true` "
+        f"(`checkpoint-dir` '{ckpt}', `run-name` 'c3'; every node keeps its "
+        "`state-dir`)"
+        if checkpointed
+        else "it was killed or its SuperLink is gone; it stopped before its first "
+        f"checkpoint ({ckpt}/last.pt is missing): start it again"
+    )
+    assert json.loads((tmp_path / "status.json").read_text())["status"] == "lost"
+    if checkpointed:  # the checkpoint is left as it was
+        assert (ckpt / "last.pt").read_bytes() == b"round 1"
+
+
+@pytest.mark.parametrize(
+    ("wait", "checkpoint", "message"),
+    [
+        (0.0, False,
+         "to outlive a lost node, set `wait-for-failed` (seconds an exchange waits "
+         "for the node to come back) with `checkpoint-dir` and `run-name` in the "
+         "run config and a `state-dir` in every node's config (a restarted node "
+         "restores its snapshot)"),
+        (0.0, True,
+         "to outlive a lost node, set `wait-for-failed` (seconds an exchange waits "
+         "for the node to come back; this run's checkpoints let a restarted node "
+         "restore its snapshot), or start the run again with `resume = true`"),
+        (30.0, False,
+         "`wait-for-failed` waited 30 s, but a restarted node restores its "
+         "snapshot only with `checkpoint-dir` and `run-name` in the run config "
+         "and a `state-dir` in every node's config"),
+        (12.5, True,
+         "the node did not come back within `wait-for-failed` 12.5 s (restart it "
+         "with the same `state-dir`, or start the run again with `resume = true`)"),
+    ],
+)  # fmt: skip
+def test_a_lost_node_error_names_the_settings_that_outlive_it(
+    wait, checkpoint, message
+):
+    from fedgraph.runtime.flower.failures import outliving_a_lost_node
+
+    assert outliving_a_lost_node(wait, checkpoint) == message
 
 
 def test_a_beating_serverapp_is_waited_for(tmp_path):

@@ -20,7 +20,7 @@ from fedgraph.federated.rgcn.terms import (
     LIPSCHITZ_LAMBDA,
     LIPSCHITZ_ONE_SIDED,
 )
-from fedgraph.partition.rdf_shard import FederatedRDF
+from fedgraph.partition.rdf_shard import FederatedRDF, own_shard
 
 #: ``make(initial_arrays, config, settings) -> Strategy``: how a method makes
 #: its strategy from the initial global bases (:obj:`None`: the seed
@@ -57,17 +57,26 @@ def build_clients(
     seed: int = 0,
     client_ids: list[int] | None = None,
     seed_client: int | None = None,
+    own_relations: bool = False,
 ) -> dict[int, RGCNClient]:
     r"""One :class:`RGCNClient` per shard of ``fed`` (or per id in
     ``client_ids``), each model seeded with ``seed``: a client built alone
     (a Flower node) equals the one built with all the others. Client
     ``seed_client`` sends its initial bases when it registers (the federated
-    methods' initial global bases; :obj:`None`: no client does, as SP)."""
+    methods' initial global bases; :obj:`None`: no client does, as SP).
+    With ``own_relations`` each model spans only its shard's own predicates
+    (:func:`~fedgraph.partition.rdf_shard.own_shard`), as a node holding
+    only its own client folder builds it: no global relation id or count."""
     ids = range(fed.num_clients) if client_ids is None else client_ids
+    shards = {c: fed.shards[c] for c in ids}
+    if own_relations:
+        shards = {c: own_shard(s) for c, s in shards.items()}
     return {
         c: RGCNClient(
-            fed.shards[c],
-            num_relations=fed.num_relations,
+            shards[c],
+            num_relations=(
+                shards[c].graph.num_relations if own_relations else fed.num_relations
+            ),
             num_classes=fed.num_classes,
             hidden_channels=hidden_channels,
             num_bases=num_bases,
@@ -148,10 +157,11 @@ class RGCNBuilder:
         fed: FederatedRDF,
         common: RGCNSettings,
         client_ids: list[int] | None = None,
+        own_relations: bool = False,
     ) -> dict[int, RGCNClient]:
         r"""The clients of ``fed`` (or those of ``client_ids``):
         :func:`build_clients` with client 0 seeding the global bases when
-        the method shares them."""
+        the method shares them (``own_relations``: as there)."""
         return build_clients(
             fed,
             hidden_channels=common.hidden_channels,
@@ -161,6 +171,7 @@ class RGCNBuilder:
             seed=common.seed,
             client_ids=client_ids,
             seed_client=0 if self.shares_bases else None,
+            own_relations=own_relations,
         )
 
     def __call__(

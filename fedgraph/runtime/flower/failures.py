@@ -85,6 +85,41 @@ def node_errors_mod(message: Any, context: Any, call_next: Any) -> Any:
         return node_error_reply(message, exc)
 
 
+def outliving_a_lost_node(wait_for_failed: float, checkpoint: bool) -> str:
+    r"""The settings that would have let a run outlive a lost node, for the
+    error that stops it: ``wait-for-failed`` (an exchange waits for the
+    node to come back) and, for the restarted node to restore its snapshot,
+    ``checkpoint-dir`` and ``run-name`` in the run config and a
+    ``state-dir`` in every node's config."""
+    snapshots = (
+        "`checkpoint-dir` and `run-name` in the run config and a `state-dir` "
+        "in every node's config"
+    )
+    if wait_for_failed <= 0 and not checkpoint:
+        return (
+            "to outlive a lost node, set `wait-for-failed` (seconds an exchange "
+            f"waits for the node to come back) with {snapshots} (a restarted "
+            "node restores its snapshot)"
+        )
+    if wait_for_failed <= 0:
+        return (
+            "to outlive a lost node, set `wait-for-failed` (seconds an exchange "
+            "waits for the node to come back; this run's checkpoints let a "
+            "restarted node restore its snapshot), or start the run again with "
+            "`resume = true`"
+        )
+    if not checkpoint:
+        return (
+            f"`wait-for-failed` waited {wait_for_failed:g} s, but a restarted "
+            f"node restores its snapshot only with {snapshots}"
+        )
+    return (
+        f"the node did not come back within `wait-for-failed` {wait_for_failed:g} "
+        "s (restart it with the same `state-dir`, or start the run again with "
+        "`resume = true`)"
+    )
+
+
 class FailureHandling:
     r"""The failure part of :class:`~fedgraph.runtime.flower.GridTransport`
     (a base class of it; it uses the transport's nodes, settings, events and
@@ -100,6 +135,7 @@ class FailureHandling:
     connect_timeout: float
     poll_interval: float
     wait_for_failed: float
+    checkpoint: bool
     _events: list[dict[str, Any]]
     _reasons: dict[int, str]
     _probed: set[int]
@@ -270,9 +306,10 @@ class FailureHandling:
                     if not self.accept_failures
                     else f"{len(answered)} replies, fewer than min-fit-nodes {need}"
                 )
+                outlive = outliving_a_lost_node(self.wait_for_failed, self.checkpoint)
                 raise ClientReplyError(
                     f"Round {server_round}, '{message_type}': {why} ({policy}); "
-                    "the run stops."
+                    f"the run stops; {outlive}."
                 )
 
     def _retry(
@@ -364,4 +401,5 @@ __all__ = [
     "node_error_reason",
     "node_error_reply",
     "node_errors_mod",
+    "outliving_a_lost_node",
 ]

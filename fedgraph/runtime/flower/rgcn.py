@@ -23,6 +23,17 @@ seeded bases when it registers (counted as an upload of round 0, as in the
 simulation), so the server needs no client's data; the number of clients comes from the
 alignment step (:mod:`~fedgraph.runtime.flower.alignment`). The server
 never opens ``data``.
+
+A node may instead hold only its own organisation's client folder
+(``DIR/clientK`` of the partition, or a copy; node config ``data-dir``):
+its nodes and its own predicates, no global id and no global predicate list
+(:func:`~fedgraph.partition.rdf_shard.load_rdf_client_folder`). Its R-GCN
+then spans its own predicates: only the bases are shared, and no predicate
+indexes them, so the nodes need no common relation order and exchange no
+name (the class order, which indexes the second layer's bases, is the
+task's label set every folder holds). Such a run equals the simulation whose
+clients span their own predicates (``build_clients(...,
+own_relations=True)``); every node of a run holds its own folder, or none.
 """
 
 from __future__ import annotations
@@ -36,7 +47,8 @@ from typing import Any
 
 from fedgraph.federated.algorithms import algorithms, get, parse_assignments
 from fedgraph.federated.base import Client, Strategy
-from fedgraph.federated.rgcn.setup import RGCNSettings, loop_kwargs
+from fedgraph.federated.rgcn.setup import RGCNSettings, build_clients, loop_kwargs
+from fedgraph.partition.rdf_shard import FederatedRDF
 from fedgraph.runtime.flower.alignment import PARTITION_ID, AlignedRun, Alignment
 from fedgraph.runtime.flower.client_app import make_client_app
 from fedgraph.runtime.flower.config import (
@@ -45,6 +57,7 @@ from fedgraph.runtime.flower.config import (
     partition_id,
     read_flat_run_config,
 )
+from fedgraph.runtime.flower.federation import DATA_DIR, own_data_dir
 from fedgraph.runtime.flower.server_app import make_server_app
 
 #: The :class:`RGCNRunSettings` fields with a run-config key of their own:
@@ -67,7 +80,8 @@ class RGCNRunSettings:
     Args:
         data (str): a saved RDF partition folder (``FederatedRDF.save``,
             ``fedgraph partition … --strategy rdf-type``), readable by every
-            SuperNode, and by the server unless ``num_clients`` is set.
+            SuperNode without ``data-dir`` in its node config; the server
+            never opens it.
         algorithm (str): an R-GCN method of the algorithm registry
             (``fedgraph algorithms``), stored under its registry name.
         num_rounds (int): rounds. (default: :obj:`20`)
@@ -214,8 +228,6 @@ KEYS = field_keys(RGCNRunSettings, KEY_ALIASES)
 def load_rdf_federation(data: str) -> Any:
     r"""The :class:`~fedgraph.partition.rdf_shard.FederatedRDF` saved in the
     folder ``data`` (read once per process)."""
-    from fedgraph.partition.rdf_shard import FederatedRDF
-
     if not Path(data).is_dir():
         raise ValueError(
             f"Run-config key `data` must be a saved RDF partition folder (got "
@@ -225,19 +237,58 @@ def load_rdf_federation(data: str) -> Any:
     return FederatedRDF.load(data)
 
 
+@functools.lru_cache(maxsize=2)
+def load_rdf_client(path: str) -> Any:
+    r"""The node's own RDF client folder, read alone
+    (:func:`~fedgraph.partition.rdf_shard.load_rdf_client_folder`), with its
+    ``META.json`` (read once per process)."""
+    from fedgraph.partition.io import read_client_meta
+    from fedgraph.partition.rdf_shard import load_rdf_client_folder
+
+    return load_rdf_client_folder(path), read_client_meta(path)
+
+
+def rdf_node(cfg: RGCNRunSettings, node_config: Any) -> tuple[Any, int, bool]:
+    r"""The node's shard, the number of clients and whether the node holds
+    only its own client folder (node config ``data-dir``: the run config's
+    ``data`` is then never opened; ``partition-id``, when given, must be the
+    folder's client), else its shard ``partition-id`` of ``data``."""
+    own = own_data_dir(node_config)
+    if own is None:
+        fed = load_rdf_federation(cfg.data)
+        return (
+            fed.shards[partition_id(node_config, fed.num_clients)],
+            fed.num_clients,
+            False,
+        )
+    shard, meta = load_rdf_client(own)
+    num_clients = int(meta["num_clients"])
+    if "partition-id" in node_config:
+        cid = partition_id(node_config, num_clients)
+        if cid != shard.client_id:
+            raise ValueError(
+                f"Node-config key `partition-id` is {cid} but `{DATA_DIR}` "
+                f"{own} holds client {shard.client_id}"
+            )
+    return shard, num_clients, True
+
+
 def describe_rgcn_node(cfg: RGCNRunSettings, node_config: Any) -> dict[str, Any]:
-    r"""A Fed-RGCN node's alignment reply: its ``partition-id`` and the
+    r"""A Fed-RGCN node's alignment reply: its ``partition-id``, the
     number of clients of its partition (the server needs no other size:
-    the initial bases come from client 0's registration)."""
-    fed = load_rdf_federation(cfg.data)
+    the initial bases come from client 0's registration) and whether it
+    holds only its own folder (``own-folder``, 0 or 1: all nodes must agree,
+    as their models span their own predicates or the global ones)."""
+    shard, num_clients, own = rdf_node(cfg, node_config)
     return {
-        PARTITION_ID: partition_id(node_config, fed.num_clients),
-        "num-clients": int(fed.num_clients),
+        PARTITION_ID: shard.client_id,
+        "num-clients": int(num_clients),
+        "own-folder": int(own),
     }
 
 
 #: The Fed-RGCN apps' alignment step.
-RGCN_ALIGNMENT = Alignment(describe_rgcn_node)
+RGCN_ALIGNMENT = Alignment(describe_rgcn_node, ("own-folder",))
 
 
 def build_rgcn_strategy(
@@ -260,11 +311,25 @@ def build_rgcn_strategy(
 
 def build_rgcn_client(cfg: RGCNRunSettings, node_config: Any) -> tuple[Client, int]:
     r"""This node's :class:`~fedgraph.federated.rgcn.client.RGCNClient`: the
-    shard ``partition-id`` of ``data``."""
-    fed = load_rdf_federation(cfg.data)
-    cid = partition_id(node_config, fed.num_clients)
+    shard ``partition-id`` of ``data``, or the node's own client folder
+    (``data-dir``), whose model spans only its own predicates
+    (``build_clients(..., own_relations=True)``: only the bases, which no
+    predicate indexes, are shared, so the nodes need no common relation
+    order)."""
+    shard, _, own = rdf_node(cfg, node_config)
+    cid = shard.client_id
     builder = get(cfg.algorithm, "rgcn").build
-    return builder.clients(fed, cfg.common(), client_ids=[cid])[cid], cid
+    if not own:
+        fed = load_rdf_federation(cfg.data)
+        return builder.clients(fed, cfg.common(), client_ids=[cid])[cid], cid
+    g = shard.graph
+    lone = FederatedRDF([shard], g.num_nodes, g.num_relations, g.num_classes)
+    seed = 0 if builder.shares_bases and cid == 0 else None
+    clients = build_clients(
+        lone, **cfg.client_kwargs(), client_ids=[0], seed_client=seed,
+        own_relations=True,
+    )  # fmt: skip
+    return clients[0], cid
 
 
 #: ``[tool.flwr.app.components] serverapp = "fedgraph.runtime.flower.rgcn:server_app"``.
@@ -286,6 +351,8 @@ __all__ = [
     "describe_rgcn_node",
     "RGCN_ALIGNMENT",
     "load_rdf_federation",
+    "load_rdf_client",
+    "rdf_node",
     "server_app",
     "client_app",
 ]

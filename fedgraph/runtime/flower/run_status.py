@@ -32,20 +32,31 @@ FINAL = ("completed", "failed", "lost")
 
 
 @contextmanager
-def heartbeat(out: str, interval: float = HEARTBEAT_S) -> Iterator[None]:
+def heartbeat(
+    out: str,
+    checkpoint_dir: str = "",
+    run_name: str = "",
+    *,
+    interval: float = HEARTBEAT_S,
+) -> Iterator[None]:
     r"""While the block runs, a thread writes ``OUT/heartbeat.json``
     (``{"beat": n, "interval": s}``, ``n`` counting up) every ``interval``
-    seconds; nothing when ``out`` is empty."""
+    seconds; nothing when ``out`` is empty. A checkpointed run's beat also
+    names its ``checkpoint-dir`` and ``run-name`` (``"resume"``), which a
+    follower that finds the run lost tells the user to resume from."""
     if not out:
         yield
         return
     stop = threading.Event()
     path = Path(out) / "heartbeat.json"
+    doc: dict[str, Any] = {"interval": interval}
+    if checkpoint_dir:
+        doc["resume"] = {"checkpoint-dir": checkpoint_dir, "run-name": run_name}
 
     def beat() -> None:
         n = 0
         while True:
-            atomic_write_json(path, {"beat": n, "interval": interval})
+            atomic_write_json(path, {"beat": n, **doc})
             n += 1
             if stop.wait(interval):
                 return
@@ -57,6 +68,27 @@ def heartbeat(out: str, interval: float = HEARTBEAT_S) -> Iterator[None]:
     finally:
         stop.set()
         thread.join()
+
+
+def how_to_continue(beat: dict[str, Any] | None) -> str:
+    r"""What lets a lost run continue, from its last ``heartbeat.json``
+    (:func:`heartbeat`): ``resume = true`` with the same ``checkpoint-dir``
+    and ``run-name`` when its ``last.pt`` exists, else a new start."""
+    from fedgraph.runtime.simulation import LAST
+
+    resume = (beat or {}).get("resume")
+    if not isinstance(resume, dict) or not resume.get("checkpoint-dir"):
+        return ("the run did not checkpoint, so it cannot continue: start it "
+                "again (with `checkpoint-dir`, `run-name` and a `state-dir` on "
+                "every node, a lost run can resume)")  # fmt: skip
+    last = Path(resume["checkpoint-dir"]) / LAST
+    if not last.exists():
+        return (f"it stopped before its first checkpoint ({last} is missing): "
+                "start it again")  # fmt: skip
+    ckpt, name = resume["checkpoint-dir"], resume.get("run-name", "")
+    return (f"to continue from {last}, start it again with the same run config "
+            f"and `resume = true` (`checkpoint-dir` {ckpt!r}, `run-name` "
+            f"{name!r}; every node keeps its `state-dir`)")  # fmt: skip
 
 
 def file_id(path: Path) -> tuple[int, int] | None:
@@ -150,7 +182,7 @@ class _Watch:
             return None
         error = (f"the ServerApp stopped beating {self.out / 'heartbeat.json'} "
                  f"{now - self.since:.0f} s ago while {path} said running: it was "
-                 "killed or its SuperLink is gone")  # fmt: skip
+                 f"killed or its SuperLink is gone; {how_to_continue(beat)}")  # fmt: skip
         atomic_write_json(path, {"status": "lost", "error": error})
         return Outcome("lost", error)
 
@@ -160,4 +192,12 @@ class _Watch:
         return Outcome(doc["status"], doc.get("error") or doc["status"])
 
 
-__all__ = ["FINAL", "HEARTBEAT_S", "Outcome", "file_id", "follow", "heartbeat"]
+__all__ = [
+    "FINAL",
+    "HEARTBEAT_S",
+    "Outcome",
+    "file_id",
+    "follow",
+    "heartbeat",
+    "how_to_continue",
+]

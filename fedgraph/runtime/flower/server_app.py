@@ -169,7 +169,8 @@ def run_server(
     try:
         steps = (build_strategy, alignment, wrap_transport)
         # OUT/heartbeat.json moves while the run is alive (`fedgraph flower-run`)
-        with heartbeat(cfg.out):
+        ckpt = getattr(cfg, "checkpoint_dir", "")  # Fed-RGCN settings have none
+        with heartbeat(cfg.out, ckpt, getattr(cfg, "run_name", "")):
             return _run(grid, cfg, steps, progress, stop_after)
     except Exception as exc:
         if cfg.out:
