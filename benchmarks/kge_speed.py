@@ -32,7 +32,7 @@ from harness import machine
 from fedgraph.data import load_federated_folder
 from fedgraph.data.root import get_data_root
 from fedgraph.eval.ranking import TripleFilter, rank_triples
-from fedgraph.models import NegativeSampler, SigmoidNSLoss, resolve_model
+from fedgraph.models import SigmoidNSLoss, UniformNegativeSampler, resolve_model
 from fedgraph.models.losses import NSSALoss
 
 
@@ -43,7 +43,7 @@ def bench_client(graph, model_name, a) -> dict:
     )
     opt = torch.optim.Adam(m.parameters(), lr=1e-4, fused=True)
     loss = NSSALoss(1.0) if model_name == "rotate" else SigmoidNSLoss()
-    sampler = NegativeSampler(
+    sampler = UniformNegativeSampler(
         graph.num_entities, a.num_negatives, shared=not a.per_positive
     )
     gen = torch.Generator().manual_seed(0)

@@ -30,7 +30,7 @@ from pathlib import Path
 import torch
 from harness import machine
 
-from fedgraph.models import NegativeSampler, resolve_model
+from fedgraph.models import UniformNegativeSampler, resolve_model
 from fedgraph.models.losses import NSSALoss
 
 PARTS = ("sample", "forward", "zero_grad", "backward", "adam")
@@ -54,7 +54,9 @@ def time_parts(
     model = resolve_model(model_name, num_entities, num_relations, a.dim, gamma=a.gamma)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3, fused=True)
     loss = NSSALoss(1.0)
-    sampler = NegativeSampler(num_entities, a.num_negatives, shared=not a.per_positive)
+    sampler = UniformNegativeSampler(
+        num_entities, a.num_negatives, shared=not a.per_positive
+    )
     gen = torch.Generator().manual_seed(0)
     size = (a.batch_size,)
     batch = torch.stack(

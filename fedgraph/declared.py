@@ -1,10 +1,11 @@
 r"""The federated algorithms and the pluggable parts (KGE models, losses,
-partitioners) as their modules declare them, read from source (:mod:`ast`),
-without importing them or torch: what the command line shows before anything
-heavy is imported (``fedgraph train --help``, ``--algorithm`` and ``--model``
-choices, ``--model-kwargs``). The registries themselves
-(:mod:`fedgraph.federated.algorithms`, :class:`fedgraph.registry.Registry`)
-import the modules; tests check that both views agree.
+negative samplers, partitioners) as their modules declare them, read from
+source (:mod:`ast`), without importing them or torch: what the command line
+shows before anything heavy is imported (``fedgraph train --help``,
+``--algorithm``, ``--model`` and ``--sampler`` choices, ``--model-kwargs``).
+The registries themselves (:mod:`fedgraph.federated.algorithms`,
+:class:`fedgraph.registry.Registry`) import the modules; tests check that
+both views agree.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ optionally a common suffix (``"transe"`` finds ``TransE``, ``"fed-e"`` finds
 ``"RelationPartitioner"``).
 
 Every pluggable part is a :class:`Kind` of :data:`KINDS` (KGE models,
-losses, partitioners, training regimes): its classes are found by module,
-not listed by hand, so a new one is one new file. :class:`Registry` is the
+losses, negative samplers, partitioners, training regimes): its classes are
+found by module, not listed by hand, so a new one is one new file. :class:`Registry` is the
 imported view (the classes, resolved and built with checked keyword
 arguments); :func:`fedgraph.declared.declared_components` reads the same
 classes from source, without importing torch, for ``--help``; a test checks
@@ -127,8 +127,8 @@ class Kind:
     r"""A kind of pluggable part and where its classes live.
 
     Args:
-        name (str): ``"model"``, ``"loss"``, ``"partitioner"`` or
-            ``"regime"``.
+        name (str): ``"model"``, ``"loss"``, ``"sampler"``,
+            ``"partitioner"`` or ``"regime"``.
         source (str): the package whose public modules (names not starting
             with ``_``) hold the classes, or one module.
         base (str): the base class: the registry holds its concrete
@@ -164,6 +164,19 @@ KINDS: dict[str, Kind] = {
             kwargs_name="`model_kwargs`",
         ),
         Kind("loss", "fedgraph.models.losses", "KGELoss", suffix="Loss"),
+        Kind(
+            "sampler",
+            "fedgraph.models.samplers",
+            "NegativeSampler",
+            suffix="NegativeSampler",
+            fixed=(
+                ("shared", "the run's `shared_negatives` (--per-positive-negatives)"),
+                ("triples", "the client's training triples"),
+                ("filter_triples", "the client's training triples"),
+                ("num_relations", "the client's graph"),
+            ),
+            kwargs_name="`sampler_kwargs`",
+        ),
         Kind(
             "partitioner",
             "fedgraph.partition",

@@ -26,7 +26,7 @@ def test_training_batches_and_ranked_queries_move_the_bar(monkeypatch):
     from fedgraph.eval import rank_triples
     from fedgraph.models.kge import TransE
     from fedgraph.models.losses import resolve_loss
-    from fedgraph.models.sampling import NegativeSampler
+    from fedgraph.models.samplers import UniformNegativeSampler
     from fedgraph.training.kge_trainer import train_epochs
 
     torch.manual_seed(0)
@@ -40,7 +40,7 @@ def test_training_batches_and_ranked_queries_move_the_bar(monkeypatch):
             batch_size=2,
             loss=resolve_loss("sigmoid-ns"),
             optimizer=torch.optim.Adam(model.parameters()),
-            sampler=NegativeSampler(6, 2),
+            sampler=UniformNegativeSampler(6, 2),
             generator=torch.Generator().manual_seed(0),
         )
         assert bar.n == 6  # 3 batches per epoch

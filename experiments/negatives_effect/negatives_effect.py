@@ -42,14 +42,14 @@ import torch
 from torch import Tensor
 
 from fedgraph.models.kge import MODES, resolve_model
-from fedgraph.models.sampling import NegativeSampler, triple_keys
+from fedgraph.models.samplers import UniformNegativeSampler, triple_keys
 from fedgraph.runtime.trained import load_kge_federation
 from fedgraph.training.kge_trainer import KGETrainer
 
 REGIMES = ("shared", "per-positive", "frozen", "frozen-shared")
 
 
-class FrozenNegatives(NegativeSampler):
+class FrozenNegatives(UniformNegativeSampler):
     r"""Negatives drawn once (seeded) and replayed: FedLU's code.
 
     Per positive (``batch_size=None``): ``K`` ids per training triple and

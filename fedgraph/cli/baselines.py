@@ -11,7 +11,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 
-from fedgraph.cli.choices import EVAL_PROTOCOLS, SAMPLE_ON
+from fedgraph.cli.choices import BASELINES, EVAL_PROTOCOLS, SAMPLE_ON
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -21,9 +21,7 @@ def _parser() -> argparse.ArgumentParser:
         "data pooled) baselines of FedE and FedLU.",
     )
     p.add_argument("--data", required=True, help="federated dataset folder")
-    p.add_argument(
-        "--setting", choices=["independent", "centralized"], default="independent"
-    )
+    p.add_argument("--setting", choices=BASELINES, default=BASELINES[0])
     p.add_argument("--model", default="transe")
     p.add_argument("--dim", type=int, default=256)
     p.add_argument("--gamma", type=float, default=9.0)

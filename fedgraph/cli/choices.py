@@ -2,40 +2,86 @@ r"""The names the command line offers, without importing torch.
 
 ``fedgraph --help`` and every sub-command's parser are built from these
 tuples, so that the command line answers before the runtime is imported.
-The registries' names are read from their modules' source
-(:mod:`fedgraph.declared`); the few fixed tuples are checked against the
-module they mirror by ``tests/cli/test_help.py``.
+Each is read from the source of the module that defines it: the registries'
+classes through :mod:`fedgraph.declared`, the fixed tuples through
+:func:`source_constant`; ``tests/cli/test_help.py`` checks each against the
+imported module.
 """
 
 from __future__ import annotations
 
-from fedgraph.declared import component_names, declared
+import ast
+from pathlib import Path
+from typing import Any
+
+from fedgraph.declared import component_names, declared, declared_components
+from fedgraph.registry import Kind
+
+_ROOT = Path(__file__).resolve().parents[1]
+
+
+def source_constant(module: str, name: str) -> tuple[Any, ...]:
+    r"""The module-level tuple ``name`` of ``module`` (``"fedgraph.…"``) as
+    written in its source (the keys, in order, where it is a dict), read
+    without importing the module."""
+    path = _ROOT.parent.joinpath(*module.split(".")).with_suffix(".py")
+    for stmt in ast.parse(path.read_text()).body:
+        if isinstance(stmt, ast.Assign):
+            targets, value = stmt.targets, stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            targets, value = [stmt.target], stmt.value
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            if isinstance(value, ast.Dict):
+                return tuple(ast.literal_eval(k) for k in value.keys if k)
+            return tuple(ast.literal_eval(value))
+    raise ValueError(f"{path}: no module-level `{name}`")
+
+
+#: where the embedding regularisers live
+#: (:data:`fedgraph.training.regimes.regularizers.REGULARIZERS`)
+REGULARIZER_KIND = Kind(
+    "regularizer",
+    "fedgraph.training.regimes.regularizers",
+    "Regularizer",
+    suffix="Regularizer",
+)
 
 #: the registry's KGE algorithms, sorted (read from the family modules'
 #: declarations without importing them: :func:`fedgraph.declared.declared`)
 KGE_ALGORITHMS = tuple(a["name"] for a in declared("kge"))
-#: the single-KG baselines of ``fedgraph train``
-BASELINES = ("independent", "centralized")
+#: :data:`fedgraph.runtime.pipeline_kge.KGE_BASELINES`, the single-KG
+#: baselines of ``fedgraph train``
+BASELINES = source_constant("fedgraph.runtime.pipeline_kge", "KGE_BASELINES")
 #: :data:`fedgraph.models.kge.models`' names, read from source
 KGE_MODELS = component_names("model")
 #: :data:`fedgraph.models.losses.losses`' names, read from source
 KGE_LOSSES = component_names("loss")
+#: :data:`fedgraph.models.samplers.samplers`' names, read from source
+SAMPLERS = component_names("sampler")
 #: :data:`fedgraph.training.regimes.regimes`' names, read from source
 REGIMES = component_names("regime")
+#: :data:`fedgraph.training.regimes.ALL_ENTITY_LOSSES` (``--regime-loss``)
+REGIME_LOSSES = source_constant("fedgraph.training.regimes.base", "ALL_ENTITY_LOSSES")
+#: ``"none"`` and the names of
+#: :data:`fedgraph.training.regimes.regularizers.REGULARIZERS`
+#: (``--regularizer``), read from source
+REGULARIZERS = ("none", *(c["name"] for c in declared_components(REGULARIZER_KIND)))
 #: :data:`fedgraph.runtime.loop.SELECTIONS`
-SELECTIONS = ("weighted", "per-client")
+SELECTIONS = source_constant("fedgraph.runtime.loop", "SELECTIONS")
 #: :data:`fedgraph.runtime.batched.LOCAL_TRAINING`
-LOCAL_TRAINING = ("sequential", "batched")
+LOCAL_TRAINING = source_constant("fedgraph.runtime.batched", "LOCAL_TRAINING")
 #: :data:`fedgraph.training.sample_on.SAMPLE_ON` (``fedgraph train --sample-on``)
-SAMPLE_ON = ("host", "device")
+SAMPLE_ON = source_constant("fedgraph.training.sample_on", "SAMPLE_ON")
 #: :data:`fedgraph.eval.protocol.protocols`, sorted
-EVAL_PROTOCOLS = ("fede", "fedlu")
+EVAL_PROTOCOLS = tuple(sorted(source_constant("fedgraph.eval.protocol", "protocols")))
 #: :data:`fedgraph.partition.partitioners`' names, read from source
 PARTITIONERS = component_names("partitioner")
 #: :data:`fedgraph.privacy.attacks.ATTACKS` (``fedgraph audit --attack``)
-ATTACKS = ("triple-inference", "membership")
+ATTACKS = source_constant("fedgraph.privacy.attacks", "ATTACKS")
 #: :data:`fedgraph.privacy.record.KEEP` (``fedgraph train --record-uploads``)
-RECORD_KEEP = ("last", "all")
+RECORD_KEEP = source_constant("fedgraph.privacy.record", "KEEP")
 
 
 def normalized(text: str) -> str:
@@ -48,7 +94,11 @@ __all__ = [
     "BASELINES",
     "KGE_MODELS",
     "KGE_LOSSES",
+    "SAMPLERS",
     "REGIMES",
+    "REGIME_LOSSES",
+    "REGULARIZERS",
+    "REGULARIZER_KIND",
     "SELECTIONS",
     "LOCAL_TRAINING",
     "SAMPLE_ON",
@@ -57,4 +107,5 @@ __all__ = [
     "ATTACKS",
     "RECORD_KEEP",
     "normalized",
+    "source_constant",
 ]

@@ -39,6 +39,8 @@ _KGE_ONLY = (
     "evaluate_with",
     "protocol",
     "loss",
+    "sampler",
+    "sampler_kwargs",
     "per_positive_negatives",
     "unseen",
     "corrupt",

@@ -153,6 +153,17 @@ def losses_table() -> str:
     return _component_rows(losses, "loss (`--loss`)", "own arguments")
 
 
+def samplers_table() -> str:
+    r"""Markdown: one row per negative sampler of the registry
+    (``--sampler``), with its other names, own arguments
+    (``sampler_kwargs``) and first docstring line."""
+    from fedgraph.models.samplers import samplers
+
+    return _component_rows(
+        samplers, "sampler (`--sampler`)", "own arguments (`sampler_kwargs`)"
+    )
+
+
 def regimes_table() -> str:
     r"""Markdown: one row per training regime of the registry
     (``--regime``), with its other names, arguments (``regime_kwargs``) and
@@ -163,7 +174,8 @@ def regimes_table() -> str:
 
 
 def _component_rows(registry: Registry, name: str, kwargs: str) -> str:
-    r"""The rows of :func:`losses_table` and :func:`regimes_table`."""
+    r"""The rows of :func:`losses_table`, :func:`samplers_table` and
+    :func:`regimes_table`."""
     rows = [f"| {name} | class | {kwargs} | what |", "|---|---|---|---|"]
     for cls, entry in zip(registry, registry.describe(), strict=True):
         names = ", ".join(f"`{n}`" for n in (entry["name"], *entry["aliases"]))
@@ -183,6 +195,7 @@ TABLES = {
     "kge-models": kge_models_table,
     "rgcn-algorithms": rgcn_algorithms_table,
     "losses": losses_table,
+    "samplers": samplers_table,
     "regimes": regimes_table,
 }
 
@@ -212,6 +225,14 @@ def _model_section() -> list[str]:
         kge_models_table(),
         "",
         losses_table(),
+        "",
+        "## Negative samplers (`fedgraph.models.samplers.samplers`)",
+        "",
+        "`resolve_sampler(NAME, num_entities, num_negatives, triples=..., "
+        "**sampler_kwargs)`, `fedgraph train --sampler NAME --sampler-kwargs "
+        "KEY=VALUE`.",
+        "",
+        samplers_table(),
         "",
         "## Training regimes (`fedgraph.training.regimes.regimes`)",
         "",

@@ -1,8 +1,10 @@
 r"""The training-regime options of ``fedgraph train`` (``--regime``,
 ``--reciprocal``, ``--regularizer``, …) and ``--recipe``, in one group.
 
-Imports nothing heavy: ``--regime`` takes the registry's names as read
-from source (:data:`fedgraph.cli.choices.REGIMES`).
+Imports nothing heavy: ``--regime``, ``--regime-loss`` and
+``--regularizer`` take the library's names as read from source
+(:data:`fedgraph.cli.choices.REGIMES`, :data:`~fedgraph.cli.choices.REGIME_LOSSES`,
+:data:`~fedgraph.cli.choices.REGULARIZERS`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from fedgraph.cli.choices import REGIMES
+from fedgraph.cli.choices import REGIME_LOSSES, REGIMES, REGULARIZERS
 from fedgraph.cli.options import real, unit
 
 #: option destination -> the regime setting it sets
@@ -42,7 +44,7 @@ def add_regime_arguments(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--regime-loss",
-        choices=("ce", "bce"),
+        choices=REGIME_LOSSES,
         default=None,
         help="the loss over all entities of 1vsall / kvsall: cross-entropy or "
         "binary cross-entropy (default: ce for 1vsall, bce for kvsall)",
@@ -61,7 +63,7 @@ def add_regime_arguments(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--regularizer",
-        choices=("none", "n3", "l2"),
+        choices=REGULARIZERS,
         default="none",
         help="embedding regulariser of each batch (default: none)",
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from fedgraph.cli.choices import (
     KGE_MODELS,
     LOCAL_TRAINING,
     SAMPLE_ON,
+    SAMPLERS,
     SELECTIONS,
     normalized,
 )
@@ -135,6 +137,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_training(g)
     _add_rgcn(g)
     _add_model_kwargs(g)
+    _add_sampler(g)
     _add_loop(g)
     _add_method(g, settings_help())
     _add_run(g)
@@ -266,6 +269,28 @@ def _add_model_kwargs(g: dict[str, Any]) -> None:
         help="a hyperparameter of the KGE model's own (repeatable; e.g. "
         "--model-kwargs p_norm=2 for transe); each model's and its default: "
         + kwargs_help("model"),
+    )
+
+
+def _add_sampler(g: dict[str, Any]) -> None:
+    r"""The negative sampler and its own arguments, read from the samplers'
+    source."""
+    g["model"].add_argument(
+        "--sampler",
+        type=normalized,
+        choices=SAMPLERS,
+        default="uniform",
+        help="negative sampler, built on each client's training triples (the "
+        "samplers of docs/reference/registries.md) (default: uniform)",
+    )
+    g["model"].add_argument(
+        "--sampler-kwargs",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an argument of the sampler's own (repeatable; e.g. "
+        "--sampler-kwargs filtered=true with --per-positive-negatives); each "
+        "sampler's and its default: " + kwargs_help("sampler"),
     )
 
 
@@ -506,7 +531,8 @@ def run(args: argparse.Namespace) -> int:
     for key, value in FAMILY_DEFAULTS[family].items():
         if getattr(args, key, None) is None:
             setattr(args, key, value)
-    algorithm, privacy = _check_args(args, family)
+    checked = _check_args(args, family)
+    algorithm = checked.algorithm
     _check_loop_options(args, family, algorithm)
     guard.check(args.out)  # a folder fedgraph did not write is never trained into
     if args.threads > 0:
@@ -521,7 +547,7 @@ def run(args: argparse.Namespace) -> int:
         from fedgraph.cli.train_text import train_text
 
         return train_text(args, algorithm)
-    given = _resume_record(args, algorithm, privacy)
+    given = _resume_record(args, checked)
     if args.resume:
         from fedgraph.runtime.run_record import check_resume
 
@@ -543,8 +569,8 @@ def run(args: argparse.Namespace) -> int:
         check_resume(args.out, given)
     _check_memory(args, algorithm, fed)  # before any table is allocated
     if algorithm in BASELINES:
-        return _run_baseline(args, algorithm, fed, given)
-    return _run_federated(args, algorithm, fed, t0, given, privacy)
+        return _run_baseline(args, checked, fed, given)
+    return _run_federated(args, checked, fed, t0, given)
 
 
 def _check_memory(args: argparse.Namespace, algorithm: str, fed: Any) -> None:
@@ -594,22 +620,21 @@ def _check_loop_options(args: argparse.Namespace, family: str, algorithm: str) -
         )
 
 
-def _resume_record(
-    args: argparse.Namespace, algorithm: str, privacy: Any
-) -> dict[str, Any]:
+def _resume_record(args: argparse.Namespace, checked: Checked) -> dict[str, Any]:
     r"""What changes the result: a resumed run must have been trained with it
-    (``privacy``: the :class:`~fedgraph.privacy.setup.PrivacySettings`)."""
+    (the privacy settings included)."""
+    privacy = checked.privacy
     return {
-        "algorithm": algorithm,
+        "algorithm": checked.algorithm,
         "data": str(args.data),
-        **kge_settings(args).to_dict(),
+        **kge_settings(args, checked.evaluate_with).to_dict(),
         "unseen": args.unseen,
         "fraction": args.fraction,
         "eval_every": args.eval_every,
         "patience": args.patience,
         "selection": args.selection,
         # the evaluation protocol and the training corruption change the result
-        "eval_protocol": normalized(args.protocol),
+        "eval_protocol": normalized(checked.protocol),
         "corrupt": args.corrupt,
         "subsampling": not args.no_subsampling,
         # a private run resumes only as the same private run
@@ -617,10 +642,29 @@ def _resume_record(
     }
 
 
-def _check_args(args: argparse.Namespace, family: str = "kge") -> tuple[str, Any]:
-    r"""The normalised algorithm name and the privacy settings
-    (:func:`~fedgraph.cli.privacy_options.privacy_settings`), after every
-    check that needs no data (nothing is written before they pass)."""
+@dataclass(frozen=True)
+class Checked:
+    r"""What :func:`_check_args` derives from the command line.
+
+    Args:
+        algorithm (str): the normalised algorithm name.
+        privacy (PrivacySettings): the privacy settings
+            (:func:`~fedgraph.cli.privacy_options.privacy_settings`).
+        protocol (str): the evaluation protocol's name (``--protocol``).
+        evaluate_with (str): the tables evaluated, ``"local"`` or
+            ``"global"`` (``--evaluate-with``, else the protocol's).
+    """
+
+    algorithm: str
+    privacy: Any
+    protocol: str
+    evaluate_with: str
+
+
+def _check_args(args: argparse.Namespace, family: str = "kge") -> Checked:
+    r"""The algorithm, privacy settings and evaluation of the command line
+    (:class:`Checked`), after every check that needs no data (nothing is
+    written before they pass); ``args`` is left as parsed."""
     from fedgraph.federated import algorithms as registry
     from fedgraph.registry import resolve_device
 
@@ -642,15 +686,13 @@ def _check_args(args: argparse.Namespace, family: str = "kge") -> tuple[str, Any
         protocol = resolve_protocol(args.protocol)
     except ValueError as exc:
         raise ValueError(f"`--protocol`: {exc}") from None
-    args.protocol = protocol.name
-    if args.evaluate_with is None:
-        args.evaluate_with = protocol.model_scored
+    evaluate_with = args.evaluate_with or protocol.model_scored
     if args.selection != "weighted" and algorithm in BASELINES:
         raise ValueError(
             f"`--selection {args.selection}` applies to federated algorithms; "
             f"{algorithm} trains each model with its own early stopping"
         )
-    if args.selection != "weighted" and args.evaluate_with != "local":
+    if args.selection != "weighted" and evaluate_with != "local":
         raise ValueError(
             f"`--selection {args.selection}` needs `--evaluate-with local` (each "
             "client tested on its own tables of its own best round)"
@@ -671,7 +713,7 @@ def _check_args(args: argparse.Namespace, family: str = "kge") -> tuple[str, Any
             f"{algorithm}"
         )
     _check_out(args.out, args.resume)
-    return algorithm, privacy
+    return Checked(algorithm, privacy, protocol.name, evaluate_with)
 
 
 def _check_out(out: Path, resume: bool) -> None:
@@ -688,9 +730,9 @@ def _check_out(out: Path, resume: bool) -> None:
         )
 
 
-def kge_settings(args: argparse.Namespace) -> Any:
+def kge_settings(args: argparse.Namespace, evaluate_with: str) -> Any:
     r"""The :class:`~fedgraph.federated.kge.setup.KGESettings` of the
-    command line."""
+    command line, evaluating the ``evaluate_with`` tables."""
     from fedgraph.federated.algorithms import parse_assignments
     from fedgraph.federated.kge.setup import KGESettings
 
@@ -707,14 +749,23 @@ def kge_settings(args: argparse.Namespace) -> Any:
         proximal_mu=args.proximal_mu,
         contrastive_mu=args.contrastive_mu,
         temperature=args.temperature,
-        evaluate_with=args.evaluate_with,
+        evaluate_with=evaluate_with,
         loss=args.loss,
         shared_negatives=not args.per_positive_negatives,
         extra=_parse_set(args.set),
         device=args.device,
         sample_on=args.sample_on,
         **_regime(args),
+        **_sampler(args),
     )
+
+
+def _sampler(args: argparse.Namespace) -> dict[str, Any]:
+    r"""``{"sampler", "sampler_kwargs"}`` of the command line."""
+    from fedgraph.federated.algorithms import parse_assignments
+
+    kwargs = parse_assignments(args.sampler_kwargs, "`--sampler-kwargs`")
+    return {"sampler": args.sampler, "sampler_kwargs": kwargs}
 
 
 def _regime(args: argparse.Namespace) -> dict[str, Any]:
@@ -726,12 +777,13 @@ def _regime(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _run_baseline(
-    args: argparse.Namespace, algorithm: str, fed: Any, given: dict[str, Any]
+    args: argparse.Namespace, checked: Checked, fed: Any, given: dict[str, Any]
 ) -> int:
-    r"""Independent / centralized: the KGE core's trainer, same results format."""
+    r"""Independent / centralized: the KGE core's trainer, same results format
+    (:func:`~fedgraph.runtime.pipeline_kge.run_kge_baseline`, as
+    :func:`fedgraph.pipeline`)."""
     from fedgraph.data.io import atomic_write_json
-    from fedgraph.federated.algorithms import parse_assignments
-    from fedgraph.runtime.baselines import run_baseline
+    from fedgraph.runtime.pipeline_kge import run_kge_baseline
 
     guard.claim(args.out, fresh=not args.resume)  # locked until the command ends
     progress_path = args.out / "progress.json"
@@ -739,34 +791,20 @@ def _run_baseline(
     record = {**given, "command": args.command_line, "rounds_max": args.rounds}
     if not progress_path.exists():
         atomic_write_json(progress_path, {"settings": record, "history": []})
-    res = run_baseline(
+    algorithm = checked.algorithm
+    res = run_kge_baseline(
         fed,
-        record=record,
-        setting=algorithm,
-        model=args.model,
-        model_kwargs=parse_assignments(args.model_kwargs, "`--model-kwargs`"),
-        hidden_channels=args.dim,
-        gamma=args.gamma,
+        algorithm,
+        kge_settings(args, checked.evaluate_with),
+        loop_settings(args),
+        protocol=checked.protocol,
         out=args.out,
-        command=args.command_line,
-        protocol=args.protocol,
-        loss=args.loss,
-        modes=CORRUPTIONS[args.corrupt],
-        subsampling=not args.no_subsampling,
-        lr=args.lr,
-        batch_size=args.batch_size,
-        num_negatives=args.num_negatives,
-        eval_every=args.eval_every,
-        patience=args.patience,
-        max_epochs=args.rounds,
-        seed=args.seed,
-        progress=not args.quiet,
-        log=True,  # one line per validation, as the federated rounds
         data_name=str(args.data),
-        shared_negatives=not args.per_positive_negatives,
-        device=args.device,
-        sample_on=args.sample_on,
-        **_regime(args),
+        corrupt=args.corrupt,
+        subsampling=not args.no_subsampling,
+        record=record,
+        command=args.command_line,
+        log=True,  # one line per validation, as the federated rounds
     )
     best = ", ".join(f"{c['best_epoch']}/{c['epochs']}" for c in res["clients"])
     print(
@@ -778,7 +816,7 @@ def _run_baseline(
 
 def _run_meta(
     args: argparse.Namespace,
-    algorithm: str,
+    checked: Checked,
     settings: Any,
     strategy: Any,
     given: dict[str, Any],
@@ -791,7 +829,7 @@ def _run_meta(
     from fedgraph.eval.protocol import resolve_protocol
 
     return {
-        "algorithm": algorithm,
+        "algorithm": checked.algorithm,
         "data": str(args.data),
         "data_sha256": given["data_sha256"],
         "run_id": given["run_id"],
@@ -808,10 +846,10 @@ def _run_meta(
         "patience": args.patience,
         "selection": args.selection,
         "protocol": {
-            **resolve_protocol(args.protocol).to_dict(),
-            "model_scored": args.evaluate_with,
+            **resolve_protocol(checked.protocol).to_dict(),
+            "model_scored": checked.evaluate_with,
         },
-        "eval_protocol": args.protocol,
+        "eval_protocol": checked.protocol,
         "corrupt": args.corrupt,
         "subsampling": not args.no_subsampling,
         "threads": torch.get_num_threads(),
@@ -820,11 +858,10 @@ def _run_meta(
 
 def _run_federated(
     args: argparse.Namespace,
-    algorithm: str,
+    checked: Checked,
     fed: Any,
     t0: float,
     given: dict[str, Any],
-    privacy: Any,
 ) -> int:
     r"""Builds the federation, runs it with a checkpoint every round (each
     recording the run's settings and identity, from ``given``) and writes
@@ -832,14 +869,15 @@ def _run_federated(
     from fedgraph.runtime.pipeline_kge import build_kge_run
     from fedgraph.runtime.pipeline_run import RunFolder, run_loop
 
-    settings = kge_settings(args)
+    algorithm, privacy = checked.algorithm, checked.privacy
+    settings = kge_settings(args, checked.evaluate_with)
     from fedgraph.privacy import setup as privacy_setup
 
     strategy, clients = build_kge_run(  # the federation of `fedgraph.pipeline`
         algorithm,
         fed,
         settings,
-        protocol=args.protocol,
+        protocol=checked.protocol,
         corrupt=args.corrupt,
         subsampling=not args.no_subsampling,
     )
@@ -855,7 +893,7 @@ def _run_federated(
         entity_names=fed.entity_names,
         seed=args.seed,
     )
-    meta = _run_meta(args, algorithm, settings, strategy, given)
+    meta = _run_meta(args, checked, settings, strategy, given)
     if privacy.active:
         meta["privacy"] = privacy.to_dict()
     meta["setup_seconds"] = setup_seconds

@@ -1,6 +1,6 @@
 r"""Models: knowledge-graph embeddings (:mod:`fedgraph.models.kge`), their
-losses (:mod:`fedgraph.models.losses`) and negative sampling
-(:mod:`fedgraph.models.sampling`)."""
+losses (:mod:`fedgraph.models.losses`) and negative samplers
+(:mod:`fedgraph.models.samplers`)."""
 
 from fedgraph.models.kge import (
     ComplEx,
@@ -19,7 +19,14 @@ from fedgraph.models.losses import (
     losses,
     resolve_loss,
 )
-from fedgraph.models.sampling import NegativeSampler, subsampling_weights
+from fedgraph.models.samplers import (
+    BernoulliNegativeSampler,
+    NegativeSampler,
+    UniformNegativeSampler,
+    resolve_sampler,
+    samplers,
+    subsampling_weights,
+)
 
 __all__ = [
     "KGEModel",
@@ -36,5 +43,9 @@ __all__ = [
     "losses",
     "resolve_loss",
     "NegativeSampler",
+    "UniformNegativeSampler",
+    "BernoulliNegativeSampler",
+    "samplers",
+    "resolve_sampler",
     "subsampling_weights",
 ]

@@ -15,17 +15,14 @@ containers only), so a file that would run code is refused instead.
 
 Convert once, then train on the folder::
 
-    python -m fedgraph.partition.fede_pickle FB15k237-Fed3.pkl --out data/fb15k-237-fed3-published
+    python -m fedgraph.cli.fede_pickle FB15k237-Fed3.pkl --out data/fb15k-237-fed3-published
     fedgraph train data/fb15k-237-fed3-published --protocol fede ...
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import pickle
-import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -124,31 +121,4 @@ def load_fede_pickle(
     return FederatedKG(shards, num_entities=n_ent, num_relations=n_rel, meta=meta)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    r"""``python -m fedgraph.partition.fede_pickle FILE --out DIR``."""
-    from fedgraph.partition import save_partition
-
-    p = argparse.ArgumentParser(
-        prog="python -m fedgraph.partition.fede_pickle",
-        description="Converts a FedE partition file (.pkl) to a fedgraph "
-        "partition folder.",
-    )
-    p.add_argument("file", type=Path)
-    p.add_argument("--out", required=True, type=Path)
-    p.add_argument("--num-entities", type=int, default=None)
-    p.add_argument("--overwrite", action="store_true")
-    a = p.parse_args(argv)
-    try:
-        fed = load_fede_pickle(a.file, a.num_entities)
-        save_partition(fed, a.out, overwrite=a.overwrite)
-    except (OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(f"{fed!r} -> {a.out}")
-    return 0
-
-
 __all__ = ["load_fede_pickle"]
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -11,6 +11,7 @@ from fedgraph.federated.base import Client, Strategy
 from fedgraph.federated.kge.client import KGEClient
 from fedgraph.federated.loss_terms import active_terms
 from fedgraph.federated.payload import Payload
+from fedgraph.models.samplers import UniformNegativeSampler
 from fedgraph.runtime.transport import InProcessTransport
 from fedgraph.training.batched import train_epochs_batched
 from fedgraph.training.regimes import NegativeSampling
@@ -48,6 +49,13 @@ def check_batchable(clients: Mapping[int, Client]) -> None:
                 "`local_training='batched'` draws every client's samples on the "
                 f"host; client {c} draws on the device (use sample_on='host' or "
                 "'sequential')"
+            )
+        sampler = getattr(cl, "sampler", None)
+        if sampler is not None and not isinstance(sampler, UniformNegativeSampler):
+            raise ValueError(
+                "`local_training='batched'` corrupts one side per step with the "
+                f"uniform sampler; client {c} uses {type(sampler).__name__} "
+                "(use 'sequential')"
             )
     kinds = {
         (cl.local_epochs, cl.batch_size, cl.modes, repr(cl.loss))

@@ -225,42 +225,80 @@ def corruption_modes(corrupt: str) -> tuple[str, ...]:
     return ("tail-batch",) if corrupt == "tail" else tuple(MODES)
 
 
+def run_kge_baseline(
+    fed: Any,
+    setting: str,
+    s: Any,
+    loop: LoopSettings,
+    *,
+    protocol: Any,
+    out: Any,
+    data_name: str,
+    corrupt: str = "both",
+    subsampling: bool = True,
+    record: Mapping[str, Any] | None = None,
+    command: str = "",
+    log: bool = False,
+) -> dict[str, Any]:
+    r"""Independent or Centralized on ``fed``
+    (:func:`~fedgraph.runtime.baselines.run_baseline`) with the training
+    settings ``s`` (a :class:`~fedgraph.federated.kge.setup.KGESettings`),
+    the loop's rounds as epochs, evaluated under ``protocol``, trained with
+    the ``corrupt`` side's negatives, checkpoints under ``out`` (each
+    recording ``record``); ``log``: one line per validation. The baselines of
+    :func:`pipeline` and of ``fedgraph train``."""
+    from fedgraph.runtime.baselines import run_baseline
+
+    return run_baseline(
+        fed,
+        setting=setting,
+        model=s.model,
+        model_kwargs=s.model_kwargs,
+        hidden_channels=s.dim,
+        gamma=s.gamma,
+        out=out,
+        command=command,
+        record=None if record is None else dict(record),
+        protocol=protocol,
+        loss=s.loss,
+        modes=corruption_modes(corrupt),
+        subsampling=subsampling,
+        lr=s.lr,
+        batch_size=s.batch_size,
+        num_negatives=s.num_negatives,
+        eval_every=loop.eval_every,
+        patience=loop.patience,
+        max_epochs=loop.num_rounds,
+        seed=s.seed,
+        progress=loop.progress,
+        log=log,
+        data_name=data_name,
+        shared_negatives=s.shared_negatives,
+        device=s.device,
+        sample_on=s.sample_on,
+        regime=s.regime,
+        regime_kwargs=s.regime_kwargs,
+        sampler=s.sampler,
+        sampler_kwargs=s.sampler_kwargs,
+    )
+
+
 def _kge_baseline(
     fed: Any, setting: str, s: Any, a: dict[str, Any], record: dict[str, Any]
 ) -> PipelineResult:
-    r"""Independent or Centralized (:func:`~fedgraph.runtime.baselines.run_baseline`,
-    its checkpoints in a temporary folder), the loop's rounds as epochs."""
-    from fedgraph.runtime.baselines import run_baseline
-
-    loop: LoopSettings = a["loop"]
+    r"""Independent or Centralized (:func:`run_kge_baseline`, its
+    checkpoints in a temporary folder)."""
     with tempfile.TemporaryDirectory(prefix="fedgraph-baseline-") as out:
-        res = run_baseline(
+        res = run_kge_baseline(
             fed,
-            setting=setting,
-            model=s.model,
-            model_kwargs=s.model_kwargs,
-            hidden_channels=s.dim,
-            gamma=s.gamma,
-            out=out,
+            setting,
+            s,
+            a["loop"],
             protocol=record["eval_protocol"],
-            loss=s.loss,
-            modes=corruption_modes(a["options"]["corrupt"]),
-            subsampling=a["options"]["subsampling"],
-            lr=s.lr,
-            batch_size=s.batch_size,
-            num_negatives=s.num_negatives,
-            eval_every=loop.eval_every,
-            patience=loop.patience,
-            max_epochs=loop.num_rounds,
-            seed=s.seed,
-            progress=loop.progress,
-            log=False,
+            out=out,
             data_name=record["data"],
-            shared_negatives=s.shared_negatives,
-            device=s.device,
-            sample_on=s.sample_on,
-            regime=s.regime,
-            regime_kwargs=s.regime_kwargs,
+            corrupt=a["options"]["corrupt"],
+            subsampling=a["options"]["subsampling"],
         )
     return PipelineResult(
         family="kge",
@@ -306,6 +344,7 @@ def _baseline_trained(
 
 __all__ = [
     "KGE_BASELINES",
+    "run_kge_baseline",
     "DEFAULT_CLIENTS",
     "load_federated_kg",
     "run_kge",

@@ -25,7 +25,7 @@ from torch import Tensor
 
 from fedgraph.models.kge import MODES, TAIL_BATCH, KGEModel
 from fedgraph.models.losses import KGELoss
-from fedgraph.models.sampling import NegativeSampler
+from fedgraph.models.samplers import NegativeSampler
 from fedgraph.progress import advance
 from fedgraph.training.model_group import ModelGroup, adam_settings, check_group
 

@@ -17,7 +17,7 @@ from fedgraph.eval.metrics import LinkPredState
 from fedgraph.models.fusion import ScoreFusion
 from fedgraph.models.kge import MODES, TAIL_BATCH, KGEModel
 from fedgraph.models.losses import MarginRankingLoss
-from fedgraph.models.sampling import NegativeSampler
+from fedgraph.models.samplers import UniformNegativeSampler
 from fedgraph.progress import advance, describe
 
 #: the most bytes :func:`fit_fusion` spends on score tables (above: scores
@@ -95,7 +95,7 @@ def fit_fusion(
     the cost (RotatE, 13k entities, 512 × 256 negatives a step: seconds a
     step through the models)."""
     generator = generator or torch.Generator().manual_seed(0)
-    sampler = NegativeSampler(fusion.num_entities, num_negatives)
+    sampler = UniformNegativeSampler(fusion.num_entities, num_negatives)
     loss_fn = MarginRankingLoss(margin)
     opt = torch.optim.Adam(fusion.linear.parameters(), lr=lr)
     tables = _score_tables(fusion, triples, modes) if epochs > 0 else None

@@ -25,7 +25,11 @@ from fedgraph.eval.ranking import TripleFilter, rank_triples
 from fedgraph.models.kge import MODES, KGEModel
 from fedgraph.models.losses import KGELoss, resolve_loss
 from fedgraph.models.memory import TRAINING_COPIES, check_kge_memory
-from fedgraph.models.sampling import NegativeSampler, subsampling_weights
+from fedgraph.models.samplers import (
+    NegativeSampler,
+    build_sampler,
+    subsampling_weights,
+)
 from fedgraph.progress import advance, progress_bar, say, step_line
 from fedgraph.training.regimes import (
     NegativeSampling,
@@ -33,6 +37,7 @@ from fedgraph.training.regimes import (
     TrainingRegime,
     resolve_regime,
 )
+from fedgraph.training.regimes.negative_sampling import SIDED
 from fedgraph.training.sample_on import SampleSource, check_sample_on, epoch_batches
 from fedgraph.validate import check_integer
 
@@ -88,7 +93,7 @@ def train_epochs(
         generator (torch.Generator): the only source of randomness.
         modes (Sequence[str], optional): corruption modes per batch.
         weights (Tensor, optional): ``[n]`` per-triple loss weights
-            (:func:`~fedgraph.models.sampling.subsampling_weights`).
+            (:func:`~fedgraph.models.samplers.subsampling_weights`).
         extra_loss (Callable, optional): ``f(model, batch, negatives, mode)``.
         shuffle (bool, optional): reshuffle every epoch; ``False`` takes the
             batches in the order of ``triples`` every epoch (as FedLU's code,
@@ -174,7 +179,7 @@ def train_steps(
                 if penalty is not None:
                     value = value + penalty
                 if extra_loss is not None:
-                    value = value + extra_loss(model, batch, neg, mode)
+                    value = value + _extra(extra_loss, model, batch, neg, mode)
                 optimizer.zero_grad(set_to_none=True)
                 value.backward()
                 optimizer.step()
@@ -182,6 +187,24 @@ def train_steps(
                 steps += 1
             advance()  # the open progress bar, if any
     return total, steps
+
+
+def _extra(
+    extra_loss: ExtraLoss,
+    model: KGEModel,
+    batch: Tensor,
+    neg: Tensor | None,
+    mode: str,
+) -> Tensor:
+    r"""``extra_loss`` of one step; refused for a step whose sampler drew a
+    side per positive (the loss terms rescore one side's negatives)."""
+    if mode == SIDED:
+        raise ValueError(
+            "loss terms that rescore the negatives (FedLU's distillation, "
+            "FedEC's contrast …) need a sampler that corrupts one side per "
+            "step: use the uniform sampler"
+        )
+    return extra_loss(model, batch, neg, mode)
 
 
 def _check_sizes(
@@ -287,6 +310,11 @@ class KGETrainer:
             with ``loss``, ``num_negatives`` and ``modes``)
         regime_kwargs (Mapping[str, Any], optional): the regime's settings
             when ``regime`` is a name. (default: :obj:`None`)
+        sampler (str, optional): the negative sampler
+            (:mod:`fedgraph.models.samplers`), built on the graph's training
+            triples. (default: ``"uniform"``)
+        sampler_kwargs (Mapping[str, Any], optional): its own arguments.
+            (default: :obj:`None`)
     """
 
     def __init__(
@@ -319,6 +347,8 @@ class KGETrainer:
         record: Mapping[str, Any] | None = None,
         regime: TrainingRegime | str | None = None,
         regime_kwargs: Mapping[str, Any] | None = None,
+        sampler: str = "uniform",
+        sampler_kwargs: Mapping[str, Any] | None = None,
     ) -> None:
         _check_schedule(eval_every, patience, max_epochs)
         _check_sizes(model, batch_size, num_negatives, shared_negatives, device)
@@ -337,9 +367,7 @@ class KGETrainer:
         self.record = None if record is None else dict(record)
         self.checkpoint = Path(checkpoint) if checkpoint is not None else None
         self._prepare(subsampling)
-        self.sampler = NegativeSampler(
-            model.num_entities, num_negatives, shared=shared_negatives
-        )
+        self._use_sampler(sampler, sampler_kwargs, num_negatives, shared_negatives)
         self.optimizer = torch.optim.Adam(model.parameters(), lr=lr, fused=True)
         self.generator = torch.Generator().manual_seed(self.seed)
         self.samples = SampleSource(sample_on, self.device, self.seed)
@@ -364,6 +392,25 @@ class KGETrainer:
         )
         labels = self.data.labels
         self.labels = None if labels is None else labels.to(self.device)
+
+    def _use_sampler(
+        self,
+        sampler: str,
+        sampler_kwargs: Mapping[str, Any] | None,
+        num_negatives: int,
+        shared: bool,
+    ) -> None:
+        r"""Builds the negative sampler on the graph's training triples
+        (:func:`~fedgraph.models.samplers.build_sampler`)."""
+        self.sampler = build_sampler(
+            sampler,
+            sampler_kwargs,
+            self.model.num_entities,
+            num_negatives,
+            shared=shared,
+            triples=self.train_triples,
+            num_relations=self.graph.num_relations,
+        )
 
     def evaluate(self, split: str = "valid") -> LinkPredState:
         r"""Filtered ranking of ``split`` with the trainer's settings."""

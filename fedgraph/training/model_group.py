@@ -15,7 +15,7 @@ from torch import Tensor
 from torch.optim.adam import adam
 
 from fedgraph.models.kge import KGEModel
-from fedgraph.models.sampling import NegativeSampler
+from fedgraph.models.samplers import NegativeSampler
 
 
 def adam_settings(optimizers: Sequence[torch.optim.Optimizer]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from torch import Tensor
 
 from fedgraph.models.kge import MODES, KGEModel
 from fedgraph.models.losses import KGELoss
-from fedgraph.models.sampling import NegativeSampler
+from fedgraph.models.samplers import NegativeSampler
 from fedgraph.training.distill import distillation_loss
 from fedgraph.training.interference import interference_loss
 from fedgraph.training.sample_on import check_sample_on, epoch_batches

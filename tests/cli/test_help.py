@@ -43,6 +43,8 @@ def test_model_and_loss_show_their_choices(capsys):
     assert {"transe", "distmult", "complex", "rotate"} <= set(choices.KGE_MODELS)
     assert "{" + ",".join(choices.KGE_LOSSES) + "}" in out
     assert {"nssa", "sigmoid-ns", "margin-ranking"} <= set(choices.KGE_LOSSES)
+    assert "--sampler {bernoulli,uniform}" in out
+    assert "bernoulli: filtered (False), max_redraws (10);" in out
     # each model's own keyword arguments (--model-kwargs), read from source
     assert "transe: epsilon (2.0), p_norm (1.0)" in out
     assert "rotate: epsilon (2.0);" in out
@@ -53,6 +55,7 @@ def test_cli_choices_are_the_registries():
     from fedgraph.federated.kge.setup import kge_algorithms
     from fedgraph.models.kge import models
     from fedgraph.models.losses import losses
+    from fedgraph.models.samplers import samplers
     from fedgraph.partition import partitioners
     from fedgraph.runtime.batched import LOCAL_TRAINING
     from fedgraph.runtime.loop import SELECTIONS
@@ -61,11 +64,47 @@ def test_cli_choices_are_the_registries():
     assert choices.KGE_ALGORITHMS == tuple(sorted(kge_algorithms()))
     assert choices.KGE_MODELS == tuple(models.names())
     assert choices.KGE_LOSSES == tuple(losses.names())
+    assert choices.SAMPLERS == tuple(samplers.names())
     assert choices.PARTITIONERS == tuple(partitioners.names())
     assert choices.SELECTIONS == SELECTIONS
     assert choices.LOCAL_TRAINING == LOCAL_TRAINING
     assert choices.SAMPLE_ON == SAMPLE_ON
     assert choices.EVAL_PROTOCOLS == tuple(sorted(protocols))
+
+
+def test_the_regime_options_offer_the_libraries_names(capsys):
+    # `--regime-loss` and `--regularizer` are read from the regimes' source:
+    # the all-entity losses, and "none" plus every regulariser class
+    from fedgraph.registry import component_name
+    from fedgraph.runtime.pipeline_kge import KGE_BASELINES
+    from fedgraph.training.regimes import ALL_ENTITY_LOSSES
+    from fedgraph.training.regimes.regularizers import (
+        REGULARIZERS,
+        resolve_regularizer,
+    )
+
+    assert choices.REGIME_LOSSES == ALL_ENTITY_LOSSES == ("ce", "bce")
+    names = tuple(component_name(c, "Regularizer") for c in REGULARIZERS)
+    assert choices.REGULARIZERS == ("none", *names) == ("none", "n3", "l2")
+    for name in names:  # each name resolves to its class
+        assert type(resolve_regularizer(name, 0.5)).__name__.lower().startswith(name)
+    assert choices.BASELINES == KGE_BASELINES
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["train", "--help"])
+    out = "".join(capsys.readouterr().out.split())
+    assert "--regime-loss{" + ",".join(choices.REGIME_LOSSES) + "}" in out
+    assert "--regularizer{" + ",".join(choices.REGULARIZERS) + "}" in out
+
+
+def test_a_constant_is_read_from_its_modules_source():
+    assert choices.source_constant("fedgraph.privacy.record", "KEEP") == (
+        "last",
+        "all",
+    )
+    keys = choices.source_constant("fedgraph.eval.protocol", "protocols")
+    assert keys == ("fedlu", "fede")  # a dict: its keys, in source order
+    with pytest.raises(ValueError, match=r"protocol\.py: no module-level `nope`$"):
+        choices.source_constant("fedgraph.eval.protocol", "nope")
 
 
 @pytest.mark.parametrize("kind", ["model", "loss", "partitioner"])

@@ -26,6 +26,7 @@ def test_every_registry_table_is_included_by_a_page():
         "kge-models": ["federated.md"],
         "losses": ["federated.md"],
         "partitioners": ["partition.md"],
+        "samplers": ["federated.md"],
         "regimes": ["federated.md"],
         "rgcn-algorithms": ["rdf.md"],
     }
@@ -48,6 +49,7 @@ def test_the_build_writes_each_table_from_its_registry(tmp_path):
     from fedgraph.federated.algorithms import algorithms
     from fedgraph.models.kge import models
     from fedgraph.models.losses import losses
+    from fedgraph.models.samplers import samplers
     from fedgraph.partition import partitioners
     from fedgraph.training.regimes import regimes
 
@@ -59,6 +61,7 @@ def test_the_build_writes_each_table_from_its_registry(tmp_path):
         "tables/kge-models.inc",
         "tables/rgcn-algorithms.inc",
         "tables/losses.inc",
+        "tables/samplers.inc",
         "tables/regimes.inc",
     ]
     tables = {
@@ -69,6 +72,7 @@ def test_the_build_writes_each_table_from_its_registry(tmp_path):
         "kge-models": models.names(),
         "rgcn-algorithms": list(algorithms("rgcn")),
         "losses": losses.names(),
+        "samplers": samplers.names(),
         "regimes": regimes.names(),
     }
     for name, text in tables.items():
@@ -91,3 +95,8 @@ def test_the_build_writes_each_table_from_its_registry(tmp_path):
     assert tables["partitioners"].strip() in registries
     assert tables["losses"].strip() in registries
     assert tables["regimes"].strip() in registries
+    assert tables["samplers"].strip() in registries
+    assert (
+        "| `bernoulli` | `BernoulliNegativeSampler` | `filtered=False`, "
+        "`max_redraws=10` |" in tables["samplers"]
+    )

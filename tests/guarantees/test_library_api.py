@@ -101,7 +101,7 @@ def test_knowledge_graph_with_n_by_2_triples_names_the_split():
 
 def _train_epochs_with(batch_size):
     from fedgraph.models.losses import resolve_loss
-    from fedgraph.models.sampling import NegativeSampler
+    from fedgraph.models.samplers import UniformNegativeSampler
     from fedgraph.training.kge_trainer import train_epochs
 
     model = TransE(4, 2, 8)
@@ -111,7 +111,7 @@ def _train_epochs_with(batch_size):
         batch_size=batch_size,
         loss=resolve_loss("sigmoid-ns"),
         optimizer=torch.optim.Adam(model.parameters()),
-        sampler=NegativeSampler(4, 2),
+        sampler=UniformNegativeSampler(4, 2),
         generator=torch.Generator().manual_seed(0),
     )
 

@@ -1,24 +1,28 @@
 import pytest
 import torch
 
-from fedgraph.models.sampling import NegativeSampler, subsampling_weights
+from fedgraph.models.samplers import UniformNegativeSampler, subsampling_weights
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def test_shapes_and_seed():
     pos = torch.tensor([[0, 0, 1], [2, 1, 3]])
-    s = NegativeSampler(10, 4)
+    s = UniformNegativeSampler(10, 4)
     a = s.sample(pos, "tail-batch", torch.Generator().manual_seed(1))
     b = s.sample(pos, "tail-batch", torch.Generator().manual_seed(1))
     assert a.shape == (2, 4) and torch.equal(a, b)
-    assert NegativeSampler(10, 4, shared=True).sample(pos, "head-batch").shape == (4,)
+    assert UniformNegativeSampler(10, 4, shared=True).sample(
+        pos, "head-batch"
+    ).shape == (4,)
 
 
 def test_filtered_never_returns_true_triples():
     # every (0, 0, t) with t != 9 is true: tail corruption must give 9
     true = torch.tensor([[0, 0, t] for t in range(9)])
-    s = NegativeSampler(10, 50, filtered=True, filter_triples=true, max_redraws=200)
+    s = UniformNegativeSampler(
+        10, 50, filtered=True, filter_triples=true, max_redraws=200
+    )
     neg = s.sample(true[:2], "tail-batch", torch.Generator().manual_seed(0))
     assert (neg == 9).all()
     # head corruption of (h, 0, 0): true heads are 0 only
@@ -30,13 +34,13 @@ def test_filtered_never_returns_true_triples():
 
 def test_errors():
     with pytest.raises(ValueError, match="`shared=True`"):
-        NegativeSampler(
+        UniformNegativeSampler(
             10, 4, shared=True, filtered=True, filter_triples=torch.zeros(1, 3)
         )
     with pytest.raises(ValueError, match="`num_negatives`"):
-        NegativeSampler(10, 0)
+        UniformNegativeSampler(10, 0)
     with pytest.raises(ValueError, match="`mode`"):
-        NegativeSampler(10, 2).sample(torch.zeros(1, 3, dtype=torch.long), "x")
+        UniformNegativeSampler(10, 2).sample(torch.zeros(1, 3, dtype=torch.long), "x")
 
 
 def test_subsampling_weights_hand_computed():

@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 import torch
 
+from fedgraph.cli.fede_pickle import main
 from fedgraph.data.io import DataFormatError
 from fedgraph.partition import load_partition
-from fedgraph.partition.fede_pickle import load_fede_pickle, main
+from fedgraph.partition.fede_pickle import load_fede_pickle
 
 
 def _client(triples):

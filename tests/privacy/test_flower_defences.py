@@ -505,7 +505,7 @@ def _deploy(
                 start = [str(launcher.BIN / "flower-supernode")]
             else:
                 start = [
-                    sys.executable, "-m", "fedgraph.runtime.flower.supernode",
+                    sys.executable, "-m", "fedgraph.cli.flower_supernode",
                     "--idle-poll-interval", str(poll),
                 ]  # fmt: skip
                 if heartbeat is not None:

@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("flwr")
 
+from fedgraph.cli.flower_supernode import parse_args  # noqa: E402
 from fedgraph.runtime.flower import polling  # noqa: E402
-from fedgraph.runtime.flower.supernode import parse_args  # noqa: E402
 
 
 def test_the_clock_maps_only_flowers_two_sleeps(monkeypatch):

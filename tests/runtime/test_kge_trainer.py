@@ -6,7 +6,8 @@ import torch
 from fedgraph.cli.baselines import main as baselines_main
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.results import read_results
-from fedgraph.models import NegativeSampler, SigmoidNSLoss, TransE
+from fedgraph.models import SigmoidNSLoss, TransE
+from fedgraph.models.samplers import UniformNegativeSampler
 from fedgraph.runtime.baselines import run_baseline
 from fedgraph.training.kge_trainer import KGETrainer, train_epochs
 
@@ -46,7 +47,7 @@ def test_train_epochs_lowers_loss_and_calls_extra_loss():
         batch_size=50,
         loss=SigmoidNSLoss(),
         optimizer=opt,
-        sampler=NegativeSampler(20, 8, shared=True),
+        sampler=UniformNegativeSampler(20, 8, shared=True),
         generator=torch.Generator().manual_seed(0),
     )
     first = train_epochs(m, kg.triples("train"), epochs=1, extra_loss=extra, **kw)
@@ -55,7 +56,7 @@ def test_train_epochs_lowers_loss_and_calls_extra_loss():
     assert calls == ["head-batch", "tail-batch"] * 4
 
 
-class RecordingSampler(NegativeSampler):
+class RecordingSampler(UniformNegativeSampler):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.batches = []

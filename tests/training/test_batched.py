@@ -8,7 +8,7 @@ import torch
 
 from fedgraph.models.kge import resolve_model
 from fedgraph.models.losses import resolve_loss
-from fedgraph.models.sampling import NegativeSampler, subsampling_weights
+from fedgraph.models.samplers import UniformNegativeSampler, subsampling_weights
 from fedgraph.training.batched import train_epochs_batched
 from fedgraph.training.kge_trainer import train_epochs
 
@@ -38,7 +38,7 @@ def _setup(sizes=(37, 16, 5), model="transe", seed=0):
                 "triples": t,
                 "weights": subsampling_weights(t).double(),
                 "opt": torch.optim.Adam(m.parameters(), lr=0.05),
-                "sampler": NegativeSampler(ents, 3, shared=True),
+                "sampler": UniformNegativeSampler(ents, 3, shared=True),
                 "gen": torch.Generator().manual_seed(7 + i),
             }
         )
@@ -124,7 +124,7 @@ def test_batched_refuses_what_it_cannot_batch(monkeypatch):
     monkeypatch.setenv("FEDGRAPH_COMPILE", "0")
     loss = resolve_loss("sigmoid-ns")
     clients = _setup(sizes=(8, 8))
-    clients[1]["sampler"] = NegativeSampler(10, 3, shared=False)
+    clients[1]["sampler"] = UniformNegativeSampler(10, 3, shared=False)
     with pytest.raises(ValueError, match="shared negatives"):
         _batched(clients, loss, 1, 4)
     clients = _setup(sizes=(8, 8))

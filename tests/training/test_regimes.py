@@ -11,7 +11,7 @@ from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.ranking import TripleFilter, rank_triples, realistic_ranks
 from fedgraph.models.kge import resolve_model
 from fedgraph.models.losses import resolve_loss
-from fedgraph.models.sampling import NegativeSampler, subsampling_weights
+from fedgraph.models.samplers import UniformNegativeSampler, subsampling_weights
 from fedgraph.training.kge_trainer import KGETrainer, train_epochs
 from fedgraph.training.regimes import (
     KvsAll,
@@ -235,7 +235,7 @@ def test_negative_sampling_is_the_loop_of_before_bit_for_bit(regime):
         kwargs = dict(
             loss=resolve_loss("nssa"),
             optimizer=opt,
-            sampler=NegativeSampler(N, 3),
+            sampler=UniformNegativeSampler(N, 3),
             generator=torch.Generator().manual_seed(3),
             weights=subsampling_weights(TRIPLES),
         )

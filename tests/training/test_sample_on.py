@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
-from fedgraph.models import NegativeSampler, SigmoidNSLoss, TransE
-from fedgraph.models.sampling import triple_keys
+from fedgraph.models import SigmoidNSLoss, TransE
+from fedgraph.models.samplers import UniformNegativeSampler, triple_keys
 from fedgraph.training.kge_trainer import KGETrainer, train_epochs, train_steps
 from fedgraph.training.sample_on import (
     DEVICE_SEED_OFFSET,
@@ -117,7 +117,7 @@ def test_epoch_batches_device_draws_a_permutation_from_its_generator(shuffle):
 def test_filtered_sync_free_redraw_keeps_no_true_triple():
     # 4 entities; for (h=0, r=0) the tails 0, 1, 2 are true, only 3 is not
     known = torch.tensor([[0, 0, 0], [0, 0, 1], [0, 0, 2]])
-    s = NegativeSampler(
+    s = UniformNegativeSampler(
         4, 6, filtered=True, filter_triples=known, num_relations=1, max_redraws=60
     )
     pos = torch.tensor([[0, 0, 1]] * 5)
@@ -132,7 +132,9 @@ def test_filtered_sync_free_redraw_keeps_no_true_triple():
 
 def test_filtered_sync_free_keeps_the_first_draw_when_nothing_is_true():
     known = torch.tensor([[5, 0, 5]])
-    s = NegativeSampler(10, 4, filtered=True, filter_triples=known, num_relations=2)
+    s = UniformNegativeSampler(
+        10, 4, filtered=True, filter_triples=known, num_relations=2
+    )
     pos = torch.tensor([[1, 1, 2], [3, 1, 4]])  # relation 1: nothing known
     neg = s.sample(pos, "head-batch", torch.Generator().manual_seed(9), sync_free=True)
     first = torch.randint(10, (2, 4), generator=torch.Generator().manual_seed(9))
@@ -142,7 +144,9 @@ def test_filtered_sync_free_keeps_the_first_draw_when_nothing_is_true():
 def test_filtered_sync_free_draws_in_range_with_few_true_left():
     kg = _graph(n_ent=12, n_rel=2, n=60)
     train = kg.triples("train")
-    s = NegativeSampler(12, 16, filtered=True, filter_triples=train, num_relations=2)
+    s = UniformNegativeSampler(
+        12, 16, filtered=True, filter_triples=train, num_relations=2
+    )
     pos = train[:20]
     for mode in ("head-batch", "tail-batch"):
         neg = s.sample(pos, mode, device_generator("cpu", 1), sync_free=True)
@@ -157,7 +161,7 @@ def test_filtered_sync_free_draws_in_range_with_few_true_left():
 @pytest.mark.parametrize("shared", [True, False])
 def test_device_draws_are_in_range_with_shared_and_per_positive_shapes(shared):
     triples = _graph().triples("train")
-    s = NegativeSampler(20, 5, shared=shared)
+    s = UniformNegativeSampler(20, 5, shared=shared)
     gen = device_generator("cpu", 0)
     for _, batch, _ in epoch_batches(
         triples,
@@ -184,7 +188,7 @@ def _train(sample_on, generator, epochs=2, shared=True, seed=0):
         batch_size=50,
         loss=SigmoidNSLoss(),
         optimizer=torch.optim.Adam(m.parameters(), lr=0.05),
-        sampler=NegativeSampler(20, 8, shared=shared),
+        sampler=UniformNegativeSampler(20, 8, shared=shared),
         generator=generator,
         weights=torch.rand(triples.size(0), generator=torch.Generator()),
         sample_on=sample_on,
@@ -217,7 +221,7 @@ def test_train_epochs_host_equals_the_default():
         batch_size=50,
         loss=SigmoidNSLoss(),
         optimizer=torch.optim.Adam(m.parameters(), lr=0.05),
-        sampler=NegativeSampler(20, 8, shared=True),
+        sampler=UniformNegativeSampler(20, 8, shared=True),
         generator=torch.Generator().manual_seed(0),
         weights=torch.rand(triples.size(0), generator=torch.Generator()),
     )
@@ -247,7 +251,7 @@ def test_train_steps_rejects_a_bad_sample_on():
             _graph().triples("train"),
             loss=SigmoidNSLoss(),
             optimizer=torch.optim.Adam(m.parameters()),
-            sampler=NegativeSampler(20, 4),
+            sampler=UniformNegativeSampler(20, 4),
             generator=torch.Generator(),
             sample_on="gpu",
         )
@@ -263,7 +267,7 @@ def test_train_steps_keeps_the_sum_on_the_device():
         batch_size=50,
         loss=SigmoidNSLoss(),
         optimizer=torch.optim.Adam(m.parameters(), lr=0.05),
-        sampler=NegativeSampler(20, 8, shared=True),
+        sampler=UniformNegativeSampler(20, 8, shared=True),
         generator=device_generator("cpu", 0),
         sample_on="device",
     )
@@ -331,7 +335,9 @@ def test_sample_source_host_hands_back_what_it_is_given():
 @pytest.mark.parametrize("mode", ["head-batch", "tail-batch"])
 def test_cuda_filtered_sync_free_redraw_makes_no_host_sync(mode):
     train = _graph(n_ent=12, n_rel=2, n=60).triples("train")
-    s = NegativeSampler(12, 16, filtered=True, filter_triples=train, num_relations=2)
+    s = UniformNegativeSampler(
+        12, 16, filtered=True, filter_triples=train, num_relations=2
+    )
     pos = train[:20].cuda()
     gen = device_generator("cuda", 1)
     s.sample(pos, mode, gen, sync_free=True)  # the keys copied to the GPU once

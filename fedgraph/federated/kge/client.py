@@ -19,7 +19,7 @@ from fedgraph.federated.loss_terms import active_terms
 from fedgraph.federated.payload import Payload, PayloadError
 from fedgraph.models.kge import MODES, KGEModel
 from fedgraph.models.losses import KGELoss, resolve_loss
-from fedgraph.models.sampling import NegativeSampler, subsampling_weights
+from fedgraph.models.samplers import build_sampler, subsampling_weights
 from fedgraph.training.kge_trainer import train_epochs
 from fedgraph.training.regimes import TrainingData, TrainingRegime, resolve_regime
 from fedgraph.training.sample_on import SampleSource
@@ -90,6 +90,12 @@ class KGEClient(Client):
             (default: negative sampling)
         regime_kwargs (Mapping[str, Any], optional): the regime's settings
             when ``regime`` is a name. (default: :obj:`None`)
+        sampler (str, optional): the negative sampler
+            (:mod:`fedgraph.models.samplers`: ``"uniform"``,
+            ``"bernoulli"``), built on the client's training triples.
+            (default: ``"uniform"``)
+        sampler_kwargs (Mapping[str, Any], optional): its own arguments
+            (``filtered``, ``max_redraws``). (default: :obj:`None`)
     """
 
     def __init__(
@@ -114,6 +120,8 @@ class KGEClient(Client):
         sample_on: str = "host",
         regime: TrainingRegime | str | None = None,
         regime_kwargs: Mapping[str, Any] | None = None,
+        sampler: str = "uniform",
+        sampler_kwargs: Mapping[str, Any] | None = None,
     ) -> None:
         if model.num_entities != shard.num_entities:
             raise ValueError(
@@ -134,9 +142,7 @@ class KGEClient(Client):
         self.exclude = exclude
         self.train_triples = shard.graph.triples("train")
         self.weights = subsampling_weights(self.train_triples) if subsampling else None
-        self.sampler = NegativeSampler(
-            model.num_entities, num_negatives, shared=shared_negatives
-        )
+        self._use_sampler(sampler, sampler_kwargs, num_negatives, shared_negatives)
         filter_splits = [
             s for s in ("train", "valid", "test") if s in shard.graph.split_names
         ]
@@ -167,6 +173,25 @@ class KGEClient(Client):
         model = self.regime.adapt(model, shard.num_relations)
         self.shard, self.model = shard, model.to(self.device)
         self._prepared: tuple[Tensor, Tensor | None, TrainingData] | None = None
+
+    def _use_sampler(
+        self,
+        sampler: str,
+        sampler_kwargs: Mapping[str, Any] | None,
+        num_negatives: int,
+        shared: bool,
+    ) -> None:
+        r"""Builds the negative sampler on the client's training triples
+        (:func:`~fedgraph.models.samplers.build_sampler`)."""
+        self.sampler = build_sampler(
+            sampler,
+            sampler_kwargs,
+            self.model.num_entities,
+            num_negatives,
+            shared=shared,
+            triples=self.train_triples,
+            num_relations=self.shard.num_relations,
+        )
 
     def _adam(self) -> torch.optim.Adam:
         r"""Adam over the model (the fused kernel: one pass over each table

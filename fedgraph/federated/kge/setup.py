@@ -29,6 +29,7 @@ from fedgraph.federated.kge.client import KGEClient
 from fedgraph.federated.kge.fede import FedE
 from fedgraph.models.kge import models, resolve_model
 from fedgraph.models.memory import check_kge_memory
+from fedgraph.models.samplers import samplers
 from fedgraph.training.regimes import resolve_regime
 from fedgraph.training.sample_on import check_sample_on
 
@@ -71,6 +72,13 @@ class KGESettings:
         regime_kwargs (dict): its settings (``loss``, ``label_smoothing``,
             ``reciprocal``, ``regularizer``, ``regularizer_weight``,
             ``entity_dropout``, ``relation_dropout``). (default: ``{}``)
+        sampler (str): the clients' negative sampler
+            (:mod:`fedgraph.models.samplers`: ``"uniform"``, ``"bernoulli"``),
+            each built on its client's training triples.
+            (default: ``"uniform"``)
+        sampler_kwargs (dict): its own arguments (``filtered``,
+            ``max_redraws``), each checked against its constructor.
+            (default: ``{}``)
     """
 
     model: str = "transe"
@@ -93,6 +101,8 @@ class KGESettings:
     sample_on: str = "host"
     regime: str = "negative-sampling"
     regime_kwargs: dict[str, Any] = field(default_factory=dict)
+    sampler: str = "uniform"
+    sampler_kwargs: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         check_sample_on(self.sample_on)
@@ -102,6 +112,11 @@ class KGESettings:
             raise ValueError(f"`model`: {exc}") from None
         self.model_kwargs = models.check_kwargs(self.model, self.model_kwargs)
         resolve_regime(self.regime, **self.regime_kwargs)  # checked early
+        try:
+            samplers.resolve_class(self.sampler)
+        except ValueError as exc:
+            raise ValueError(f"`sampler`: {exc}") from None
+        self.sampler_kwargs = samplers.check_kwargs(self.sampler, self.sampler_kwargs)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -137,6 +152,8 @@ def build_clients(
             sample_on=s.sample_on,
             regime=s.regime,
             regime_kwargs=s.regime_kwargs,
+            sampler=s.sampler,
+            sampler_kwargs=s.sampler_kwargs,
             **kwargs,
         )
     return clients

@@ -24,7 +24,7 @@ from fedgraph.federated.kge.fede import ENTITY
 from fedgraph.federated.kge.fedlu import FedLU, FedLUClient
 from fedgraph.federated.payload import Payload
 from fedgraph.federated.unlearning.forget import check_forget_triples, retained_triples
-from fedgraph.models.sampling import NegativeSampler, subsampling_weights
+from fedgraph.models.samplers import UniformNegativeSampler, subsampling_weights
 from fedgraph.training.mutual import interference_epochs, mutual_epochs
 
 METRICS = ("hits@1", "mrr")
@@ -146,7 +146,7 @@ def _interfere(
     drawn per triple and redrawn when they are known training triples.
     Returns the last epoch's local and global losses."""
     g = client.shard.graph
-    sampler = NegativeSampler(
+    sampler = UniformNegativeSampler(
         g.num_entities,
         num_negatives or client.sampler.num_negatives,
         filtered=True,

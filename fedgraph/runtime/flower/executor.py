@@ -3,12 +3,13 @@ r"""A long-lived ``ClientApp`` runtime for one SuperNode: runs every
 
 Flower 1.x runs each message in a new ``flwr-clientapp`` process, started
 by the node's ``flower-superexec``. A SuperNode started with ``--isolation
-process`` starts no superexec and waits for an external one; this module is
-that external process, for fedgraph's apps::
+process`` starts no superexec and waits for an external one;
+:class:`Executor` is that external process, for fedgraph's apps (the command
+:mod:`fedgraph.cli.flower_executor`)::
 
     flower-supernode --insecure --superlink HOST:9092 --port 9094 \
         --isolation process --node-config "partition-id=0" &
-    python -m fedgraph.runtime.flower.executor --runtime-api 127.0.0.1:9094 --insecure &
+    python -m fedgraph.cli.flower_executor --runtime-api 127.0.0.1:9094 --insecure &
 
 It asks the node's Runtime API for ClientApp tasks (``AcquireTask``, as
 ``flower-superexec`` does) and runs each one here with Flower's own task
@@ -33,7 +34,6 @@ function.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import importlib
 import json
@@ -241,34 +241,3 @@ class Executor:
                     log(WARNING, "fedgraph executor: the node dropped a task")
             else:
                 time.sleep(self.poll_interval)
-
-
-def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--runtime-api", required=True, help="the SuperNode's host:port")
-    p.add_argument("--insecure", action="store_true")
-    p.add_argument("--root-certificates", default=None)
-    p.add_argument("--poll-interval", type=float, default=0.05)
-    p.add_argument(
-        "--pull-backoff",
-        type=float,
-        default=0.05,
-        help="seconds before asking the node again for an object it has not "
-        "received yet, doubling (Flower: 1; 0: Flower's) (default: 0.05)",
-    )
-    args = p.parse_args(argv)
-    if not args.insecure and not args.root_certificates:
-        p.error("give --insecure or --root-certificates")
-    if not 0 <= args.pull_backoff <= 60:
-        p.error(f"--pull-backoff must lie in [0, 60] s (got {args.pull_backoff})")
-    Executor(
-        args.runtime_api,
-        insecure=args.insecure,
-        root_certificates=args.root_certificates,
-        poll_interval=args.poll_interval,
-        pull_backoff=args.pull_backoff or None,
-    ).serve()
-
-
-if __name__ == "__main__":
-    main()

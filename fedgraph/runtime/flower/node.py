@@ -103,7 +103,7 @@ def _start_worker(target: str, address: Path, parent: int) -> None:
         [
             sys.executable,
             "-m",
-            "fedgraph.runtime.flower.worker",
+            "fedgraph.cli.flower_worker",
             "--target",
             TARGETS.get(target, target),
             "--address",

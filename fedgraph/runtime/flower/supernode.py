@@ -11,11 +11,12 @@ exchange of a round reaches the last node about 3 s after its previous
 reply: with two exchanges per round (training, validation) that is 6 s of
 every round, however short the computation.
 
-This launcher runs Flower's own entry point (``flower_supernode``, the
-``flower-supernode`` command) with those waits shortened and nothing else
-changed; the rest of the command line is Flower's::
+This launcher (:func:`run`, the command :mod:`fedgraph.cli.flower_supernode`)
+runs Flower's own entry point (``flower_supernode``, the ``flower-supernode``
+command) with those waits shortened and nothing else changed; the rest of
+the command line is Flower's::
 
-    python -m fedgraph.runtime.flower.supernode --idle-poll-interval 0.2 \
+    python -m fedgraph.cli.flower_supernode --idle-poll-interval 0.2 \
         --insecure --superlink 127.0.0.1:9092 --node-config "partition-id=0"
 
 The cost: an idle node sends a pull request every ``--idle-poll-interval``
@@ -31,74 +32,25 @@ seconds or so.
 
 from __future__ import annotations
 
-import argparse
 import sys
+from collections.abc import Sequence
 
 
-def _heartbeat(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds (got {text!r})") from None
-    if not 10 <= value <= 1800:
-        raise argparse.ArgumentTypeError(
-            f"must lie in [10, 1800] s, the SuperLink's bounds (got {text})"
-        )
-    return value
-
-
-def _interval(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds (got {text!r})") from None
-    if not 0 < value <= 60:
-        raise argparse.ArgumentTypeError(f"must lie in (0, 60] s (got {text})")
-    return value
-
-
-def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
-    r"""This launcher's options; the rest of ``argv`` is Flower's."""
-    p = argparse.ArgumentParser(
-        prog="python -m fedgraph.runtime.flower.supernode",
-        description=__doc__.split("\n\n")[0]
-        + " All other arguments are flower-supernode's.",
-    )
-    p.add_argument(
-        "--idle-poll-interval",
-        type=_interval,
-        default=0.2,
-        help="seconds between two pulls when the SuperLink had no message "
-        "(Flower: 3) (default: 0.2)",
-    )
-    p.add_argument(
-        "--reply-poll-interval",
-        type=_interval,
-        default=0.05,
-        help="seconds between two looks for the ClientApp's reply "
-        "(Flower: 0.5) (default: 0.05)",
-    )
-    p.add_argument(
-        "--pull-backoff",
-        type=_interval,
-        default=0.05,
-        help="seconds before asking the SuperLink again for an object of a "
-        "message that has not arrived yet, doubling up to 4 times that "
-        "(Flower: 1 s doubling up to 10 s) (default: 0.05)",
-    )
-    p.add_argument(
-        "--heartbeat-interval",
-        type=_heartbeat,
-        default=None,
-        help="seconds between the heartbeats the SuperLink expects from this "
-        "node; it reports the node unavailable after twice that without one "
-        "(default: Flower's 30)",
-    )
-    return p.parse_known_args(argv)
-
-
-def main(argv: list[str] | None = None) -> None:
-    args, rest = parse_args(sys.argv[1:] if argv is None else argv)
+def run(
+    flower_args: Sequence[str],
+    *,
+    idle_poll_interval: float = 0.2,
+    reply_poll_interval: float = 0.05,
+    pull_backoff: float = 0.05,
+    heartbeat_interval: float | None = None,
+) -> None:
+    r"""Runs Flower's ``flower-supernode`` on ``flower_args`` with the waits
+    shortened: ``idle_poll_interval`` seconds between two pulls when the
+    SuperLink had no message (Flower: 3), ``reply_poll_interval`` between two
+    looks for the ``ClientApp``'s reply (Flower: 0.5), ``pull_backoff`` before
+    asking again for an object that has not arrived (Flower: 1), and
+    ``heartbeat_interval`` the heartbeat interval the node reports
+    (:obj:`None`: Flower's 30 s)."""
     import importlib
 
     from flwr.supernode.cli import flower_supernode
@@ -110,13 +62,9 @@ def main(argv: list[str] | None = None) -> None:
     )
 
     module = importlib.import_module("flwr.supernode.start_client_internal")
-    shorten_polls(module, args.idle_poll_interval, args.reply_poll_interval)
-    shorten_pull_backoff(args.pull_backoff)
-    if args.heartbeat_interval is not None:
-        set_heartbeat_interval(args.heartbeat_interval)
-    sys.argv = ["flower-supernode", *rest]
+    shorten_polls(module, idle_poll_interval, reply_poll_interval)
+    shorten_pull_backoff(pull_backoff)
+    if heartbeat_interval is not None:
+        set_heartbeat_interval(heartbeat_interval)
+    sys.argv = ["flower-supernode", *flower_args]
     flower_supernode()
-
-
-if __name__ == "__main__":
-    main()

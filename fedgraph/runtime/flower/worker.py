@@ -1,8 +1,8 @@
 r"""The process-lived side of :mod:`fedgraph.runtime.flower.node`: serves a
 fedgraph ``ClientApp`` on a local Unix socket, one message at a time.
 
-``python -m fedgraph.runtime.flower.worker --target MODULE:ATTR --address
-SOCKET --parent PID`` (started by :class:`~fedgraph.runtime.flower.node.WorkerClientApp`).
+``python -m fedgraph.cli.flower_worker --target MODULE:ATTR --address
+SOCKET --parent PID`` (:func:`serve`, started by :class:`~fedgraph.runtime.flower.node.WorkerClientApp`).
 Each connection carries one message and its node's ``Context``; the worker
 runs the ``ClientApp`` on them and sends back the reply (or the error text,
 which the forwarding ``ClientApp`` raises, so the server gets Flower's usual
@@ -23,7 +23,6 @@ seconds (default 3600) without a message (keeping them).
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import shutil
@@ -197,17 +196,3 @@ def serve(target: str, address: str, parent: int, idle: float) -> None:
             flush=True,
         )
         last[0] = time.monotonic()
-
-
-def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--target", required=True)
-    p.add_argument("--address", required=True)
-    p.add_argument("--parent", type=int, required=True)
-    args = p.parse_args(argv)
-    idle = float(os.environ.get("FEDGRAPH_WORKER_IDLE", "3600"))
-    serve(args.target, args.address, args.parent, idle)
-
-
-if __name__ == "__main__":
-    main()

@@ -24,7 +24,7 @@ from torch import Tensor
 from fedgraph.eval.ranking import TripleFilter
 from fedgraph.models.kge import KGEModel
 from fedgraph.models.losses import KGELoss
-from fedgraph.models.sampling import NegativeSampler
+from fedgraph.models.samplers import NegativeSampler
 from fedgraph.training.regimes.reciprocal import (
     ReciprocalScorer,
     inverse_triples,

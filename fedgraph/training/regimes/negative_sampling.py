@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import torch
 from torch import Tensor
 
 from fedgraph.models.kge import KGEModel
-from fedgraph.models.kge.base import TAIL_BATCH
+from fedgraph.models.kge.base import HEAD_BATCH, TAIL_BATCH
 from fedgraph.training.regimes.base import Step, StepContext, TrainingRegime
+
+#: the mode of a step whose sampler drew each positive's side
+#: (:meth:`~fedgraph.models.samplers.NegativeSampler.sides`)
+SIDED = "sided"
 
 
 class NegativeSampling(TrainingRegime):
@@ -23,10 +28,13 @@ class NegativeSampling(TrainingRegime):
         L = \text{loss}(s^+, s^-, w) \; [+\ \lambda\,\Omega],
 
     with the negatives drawn by the call's
-    :class:`~fedgraph.models.sampling.NegativeSampler` and the call's
+    :class:`~fedgraph.models.samplers.NegativeSampler` and the call's
     :class:`~fedgraph.models.losses.KGELoss` (self-adversarial, sigmoid or
     margin ranking). With reciprocal relations the rows are the triples and
-    their inverses, corrupted on the tail only.
+    their inverses, corrupted on the tail only. A sampler that draws each
+    positive's side (:meth:`~fedgraph.models.samplers.NegativeSampler.sides`,
+    the Bernoulli sampler) gets one step per batch instead, scoring every
+    positive's negatives on its own side (:meth:`sided_step`).
 
     Args:
         reciprocal (bool, optional): train the inverse relations too, on
@@ -61,6 +69,10 @@ class NegativeSampling(TrainingRegime):
     ) -> Iterator[Step]:
         if ctx.loss is None or ctx.sampler is None:
             raise ValueError("negative sampling needs a `loss` and a `sampler`")
+        heads = ctx.sampler.sides(drawn, ctx.generator)
+        if heads is not None:
+            yield self.sided_step(model, drawn, batch, weights, ctx, heads)
+            return
         modes = (TAIL_BATCH,) if self.reciprocal else ctx.modes
         for mode in modes:
             neg = ctx.sampler.sample(drawn, mode, ctx.generator, **ctx.options)
@@ -68,5 +80,31 @@ class NegativeSampling(TrainingRegime):
             pos_score, neg_score = model.score_batch(batch, neg, mode)
             yield ctx.loss(pos_score, neg_score, weights), neg, mode
 
+    def sided_step(
+        self,
+        model: KGEModel,
+        drawn: Tensor,
+        batch: Tensor,
+        weights: Tensor | None,
+        ctx: StepContext,
+        heads: Tensor,
+    ) -> Step:
+        r"""One step whose negatives replace each positive's head where
+        ``heads`` (``[B]``, the sampler's ``sides``) is true, else its tail;
+        its mode is :data:`SIDED`."""
+        if self.reciprocal:
+            raise ValueError(
+                f"{type(ctx.sampler).__name__} draws a side per positive; with "
+                "reciprocal relations only tails are corrupted (set "
+                "`reciprocal=False` or use the uniform sampler)"
+            )
+        assert ctx.loss is not None and ctx.sampler is not None
+        neg = ctx.sampler.sample(drawn, heads, ctx.generator, **ctx.options)
+        neg, heads = neg.to(batch.device), heads.to(batch.device)
+        pos_score, head_score = model.score_batch(batch, neg, HEAD_BATCH)
+        tail_score = model.score_batch(batch, neg, TAIL_BATCH)[1]
+        neg_score = torch.where(heads[:, None], head_score, tail_score)
+        return ctx.loss(pos_score, neg_score, weights), neg, SIDED
 
-__all__ = ["NegativeSampling"]
+
+__all__ = ["NegativeSampling", "SIDED"]
