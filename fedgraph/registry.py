@@ -128,7 +128,7 @@ class Kind:
 
     Args:
         name (str): ``"model"``, ``"loss"``, ``"sampler"``,
-            ``"partitioner"`` or ``"regime"``.
+            ``"partitioner"``, ``"regime"`` or ``"regularizer"``.
         source (str): the package whose public modules (names not starting
             with ``_``) hold the classes, or one module.
         base (str): the base class: the registry holds its concrete
@@ -190,6 +190,12 @@ KINDS: dict[str, Kind] = {
             "fedgraph.training.regimes",
             "TrainingRegime",
             kwargs_name="`regime_kwargs`",
+        ),
+        Kind(
+            "regularizer",
+            "fedgraph.training.regimes.regularizers",
+            "Regularizer",
+            suffix="Regularizer",
         ),
     )
 }

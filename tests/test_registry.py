@@ -231,7 +231,10 @@ def test_the_regimes_are_a_kind_read_through_their_base_constructor():
     )
 
 
-@pytest.mark.parametrize("kind", ["model", "loss", "sampler", "partitioner", "regime"])
+KIND_NAMES = ["loss", "model", "partitioner", "regime", "regularizer", "sampler"]
+
+
+@pytest.mark.parametrize("kind", KIND_NAMES)
 def test_each_kind_s_source_view_is_its_imported_registry(kind):
     # what `--help` reads from source (no torch) is what the registry
     # imports, abstract intermediate bases (NormBasedModel,
@@ -239,10 +242,10 @@ def test_each_kind_s_source_view_is_its_imported_registry(kind):
     from fedgraph.declared import declared_components
     from fedgraph.registry import KINDS, kind_registry
 
-    assert sorted(KINDS) == ["loss", "model", "partitioner", "regime", "sampler"]
+    assert sorted(KINDS) == KIND_NAMES
     registry = kind_registry(kind)
     assert declared_components(kind) == registry.describe()
-    assert len(registry) >= (2 if kind == "sampler" else 3)
+    assert len(registry) >= (2 if kind in ("sampler", "regularizer") else 3)
     abstract = {"NormBasedModel", "RelationPartitioner", "AllEntityRegime"}
     assert not abstract & {c["class"] for c in declared_components(kind)}
 

@@ -14,8 +14,7 @@ import ast
 from pathlib import Path
 from typing import Any
 
-from fedgraph.declared import component_names, declared, declared_components
-from fedgraph.registry import Kind
+from fedgraph.declared import component_names, declared
 
 _ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,15 +38,6 @@ def source_constant(module: str, name: str) -> tuple[Any, ...]:
     raise ValueError(f"{path}: no module-level `{name}`")
 
 
-#: where the embedding regularisers live
-#: (:data:`fedgraph.training.regimes.regularizers.REGULARIZERS`)
-REGULARIZER_KIND = Kind(
-    "regularizer",
-    "fedgraph.training.regimes.regularizers",
-    "Regularizer",
-    suffix="Regularizer",
-)
-
 #: the registry's KGE algorithms, sorted (read from the family modules'
 #: declarations without importing them: :func:`fedgraph.declared.declared`)
 KGE_ALGORITHMS = tuple(a["name"] for a in declared("kge"))
@@ -65,9 +55,9 @@ REGIMES = component_names("regime")
 #: :data:`fedgraph.training.regimes.ALL_ENTITY_LOSSES` (``--regime-loss``)
 REGIME_LOSSES = source_constant("fedgraph.training.regimes.base", "ALL_ENTITY_LOSSES")
 #: ``"none"`` and the names of
-#: :data:`fedgraph.training.regimes.regularizers.REGULARIZERS`
+#: :data:`fedgraph.training.regimes.regularizers.regularizers`
 #: (``--regularizer``), read from source
-REGULARIZERS = ("none", *(c["name"] for c in declared_components(REGULARIZER_KIND)))
+REGULARIZERS = ("none", *component_names("regularizer"))
 #: :data:`fedgraph.runtime.loop.SELECTIONS`
 SELECTIONS = source_constant("fedgraph.runtime.loop", "SELECTIONS")
 #: :data:`fedgraph.runtime.batched.LOCAL_TRAINING`
@@ -98,7 +88,6 @@ __all__ = [
     "REGIMES",
     "REGIME_LOSSES",
     "REGULARIZERS",
-    "REGULARIZER_KIND",
     "SELECTIONS",
     "LOCAL_TRAINING",
     "SAMPLE_ON",

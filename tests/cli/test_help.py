@@ -75,16 +75,15 @@ def test_cli_choices_are_the_registries():
 def test_the_regime_options_offer_the_libraries_names(capsys):
     # `--regime-loss` and `--regularizer` are read from the regimes' source:
     # the all-entity losses, and "none" plus every regulariser class
-    from fedgraph.registry import component_name
     from fedgraph.runtime.pipeline_kge import KGE_BASELINES
     from fedgraph.training.regimes import ALL_ENTITY_LOSSES
     from fedgraph.training.regimes.regularizers import (
-        REGULARIZERS,
+        regularizers,
         resolve_regularizer,
     )
 
     assert choices.REGIME_LOSSES == ALL_ENTITY_LOSSES == ("ce", "bce")
-    names = tuple(component_name(c, "Regularizer") for c in REGULARIZERS)
+    names = tuple(regularizers.names())
     assert choices.REGULARIZERS == ("none", *names) == ("none", "n3", "l2")
     for name in names:  # each name resolves to its class
         assert type(resolve_regularizer(name, 0.5)).__name__.lower().startswith(name)

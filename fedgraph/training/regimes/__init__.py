@@ -26,7 +26,6 @@ from fedgraph.training.regimes.reciprocal import (
     with_inverse_relations,
 )
 from fedgraph.training.regimes.regularizers import (
-    REGULARIZERS,
     L2Regularizer,
     N3Regularizer,
     Regularizer,
@@ -69,7 +68,6 @@ __all__ = [
     "Regularizer",
     "N3Regularizer",
     "L2Regularizer",
-    "REGULARIZERS",
     "resolve_regularizer",
     "regimes",
     "DEFAULT_REGIME",

@@ -16,7 +16,7 @@ from typing import Any
 from torch import Tensor
 
 from fedgraph.models.kge import KGEModel
-from fedgraph.registry import resolve
+from fedgraph.registry import Registry
 from fedgraph.validate import check_number
 
 
@@ -95,8 +95,9 @@ class L2Regularizer(Regularizer):
         return (factor * factor).sum()
 
 
-#: the regularisers, by name ``"n3"``, ``"l2"`` (:func:`resolve_regularizer`)
-REGULARIZERS: list[type[Regularizer]] = [N3Regularizer, L2Regularizer]
+#: the regularisers (:data:`fedgraph.registry.KINDS` ``["regularizer"]``),
+#: by name ``"n3"``, ``"l2"`` (:func:`resolve_regularizer`)
+regularizers = Registry("regularizer", Regularizer)
 
 
 def resolve_regularizer(query: Any, weight: float) -> Regularizer | None:
@@ -104,14 +105,14 @@ def resolve_regularizer(query: Any, weight: float) -> Regularizer | None:
     :obj:`None` for ``None`` or ``"none"``."""
     if query is None or (isinstance(query, str) and query.lower() == "none"):
         return None
-    return resolve(query, REGULARIZERS, weight, suffix="Regularizer")
+    return regularizers.resolve(query, weight)
 
 
 __all__ = [
     "Regularizer",
     "N3Regularizer",
     "L2Regularizer",
-    "REGULARIZERS",
+    "regularizers",
     "resolve_regularizer",
     "moduli",
     "batch_factors",
