@@ -94,6 +94,23 @@ def own_data_dir(node_config: Mapping[str, Any]) -> str | None:
     return value
 
 
+def check_partition_id(
+    node_config: Mapping[str, Any], own: str, client_id: int, num_clients: int
+) -> None:
+    r"""A node holding its own client folder ``own`` (client ``client_id`` of
+    ``num_clients``): its ``partition-id``, when the node config gives one,
+    must be that client."""
+    from fedgraph.runtime.flower.config import partition_id
+
+    if "partition-id" in node_config:
+        cid = partition_id(node_config, num_clients)
+        if cid != client_id:
+            raise ValueError(
+                f"Node-config key `partition-id` is {cid} but `{DATA_DIR}` "
+                f"{own} holds client {client_id}"
+            )
+
+
 def node_data(data: str, node_config: Mapping[str, Any]) -> NodeData:
     r"""The node's data: its own client folder when the node config names
     one (``data-dir``; the run config's ``data`` is then never opened), else
@@ -111,17 +128,19 @@ def node_data(data: str, node_config: Mapping[str, Any]) -> NodeData:
         )  # fmt: skip
     shard, meta = load_own_folder(own)
     num_clients = int(meta["num_clients"])
-    if "partition-id" in node_config:
-        cid = partition_id(node_config, num_clients)
-        if cid != shard.client_id:
-            raise ValueError(
-                f"Node-config key `partition-id` is {cid} but `{DATA_DIR}` "
-                f"{own} holds client {shard.client_id}"
-            )
+    check_partition_id(node_config, own, shard.client_id, num_clients)
     return NodeData(
         shard, num_clients, shard.num_entities, shard.num_relations,
         shard.graph.entity_names, shard.graph.relation_names, own_folder=True,
     )  # fmt: skip
 
 
-__all__ = ["DATA_DIR", "NodeData", "load_federation", "load_own_folder", "node_data"]
+__all__ = [
+    "DATA_DIR",
+    "NodeData",
+    "load_federation",
+    "load_own_folder",
+    "own_data_dir",
+    "check_partition_id",
+    "node_data",
+]

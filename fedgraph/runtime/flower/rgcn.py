@@ -57,7 +57,7 @@ from fedgraph.runtime.flower.config import (
     partition_id,
     read_flat_run_config,
 )
-from fedgraph.runtime.flower.federation import DATA_DIR, own_data_dir
+from fedgraph.runtime.flower.federation import check_partition_id, own_data_dir
 from fedgraph.runtime.flower.server_app import make_server_app
 
 #: The :class:`RGCNRunSettings` fields with a run-config key of their own:
@@ -263,13 +263,7 @@ def rdf_node(cfg: RGCNRunSettings, node_config: Any) -> tuple[Any, int, bool]:
         )
     shard, meta = load_rdf_client(own)
     num_clients = int(meta["num_clients"])
-    if "partition-id" in node_config:
-        cid = partition_id(node_config, num_clients)
-        if cid != shard.client_id:
-            raise ValueError(
-                f"Node-config key `partition-id` is {cid} but `{DATA_DIR}` "
-                f"{own} holds client {shard.client_id}"
-            )
+    check_partition_id(node_config, own, shard.client_id, num_clients)
     return shard, num_clients, True
 
 
