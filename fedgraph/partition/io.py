@@ -60,6 +60,7 @@ import torch
 
 from fedgraph.data.io import (
     DataFormatError,
+    atomic_write_json,
     first_repeat,
     parse_ints,
     read_text,
@@ -201,19 +202,30 @@ def write_client_folder(shard: KGShard, fed: FederatedKG, cdir: Path) -> dict[st
         "num_relations": shard.num_relations,
         "splits": splits,
     }
+    own = {k: v for k, v in entry.items() if k != "dir"}
+    write_client_meta(cdir, shard.client_id, fed.num_clients, fed.meta, **own)
+    return entry
+
+
+def write_client_meta(
+    cdir: Path, client: int, num_clients: int, meta: dict[str, Any], **fields: Any
+) -> None:
+    r"""Writes ``cdir/META.json`` (atomically, last) of a client folder whose
+    other files are written: the client format and version, ``client`` of
+    ``num_clients``, the partition's ``source`` (from its ``meta``), the
+    kind's own ``fields`` and the checksum of every other file of ``cdir``."""
     own = {
-        **entry,
+        **fields,
         "format": CLIENT_FORMAT,
         "format_version": FORMAT_VERSION,
-        "client": shard.client_id,
-        "num_clients": fed.num_clients,
-        "source": str(fed.meta.get("source", "")),
-        "files": {p.name: sha256_file(p) for p in sorted(cdir.iterdir())},
+        "client": client,
+        "num_clients": num_clients,
+        "source": str(meta.get("source", "")),
+        "files": {
+            p.name: sha256_file(p) for p in sorted(cdir.iterdir()) if p.name != META
+        },
     }
-    del own["dir"]
-    text = json.dumps(own, indent=2, sort_keys=True) + "\n"
-    (cdir / META).write_text(text, encoding="utf-8")
-    return entry
+    atomic_write_json(cdir / META, own, indent=2, sort_keys=True)
 
 
 def _write_kg(fed: FederatedKG, folder: Path) -> dict[str, Any]:
@@ -598,6 +610,7 @@ __all__ = [
     "save_partition",
     "load_client_folder",
     "read_client_meta",
+    "write_client_meta",
     "check_replaceable",
     "load_partition",
     "read_meta",

@@ -204,7 +204,7 @@ def write_rdf_clients(fed: FederatedRDF, path: Path) -> list[dict[str, Any]]:
     ``path/ids/clientK/`` (``node_ids.pt``, ``relation_ids.pt``: the global
     id of each local node and predicate). Returns each client's entry of
     the partition's ``clients`` list."""
-    from fedgraph.partition.io import CLIENT_FORMAT, FORMAT_VERSION, sha256_file
+    from fedgraph.partition.io import write_client_meta
 
     names = fed.shards[0].graph.relation_names if fed.shards else []
     atomic_write_text(path / "relations.txt", "".join(f"{n}\n" for n in names))
@@ -216,15 +216,11 @@ def write_rdf_clients(fed: FederatedRDF, path: Path) -> list[dict[str, Any]]:
         atomic_torch_save(s.node_ids, ids / "node_ids.pt")
         atomic_torch_save(relation_ids, ids / "relation_ids.pt")
         entry = {"dir": cdir.name, "nodes": s.num_nodes, "edges": s.num_edges}
-        own = {
-            "format": CLIENT_FORMAT, "format_version": FORMAT_VERSION, "kind": "rdf",
-            "client": s.client_id, "num_clients": fed.num_clients,
-            "source": str(fed.meta.get("source", "")), "nodes": s.num_nodes,
-            "edges": s.num_edges, "num_relations": graph.num_relations,
-            "num_classes": graph.num_classes, "splits": s.stats()["labelled"],
-            "files": {"graph.pt": sha256_file(cdir / "graph.pt")},
-        }  # fmt: skip
-        atomic_write_json(cdir / "META.json", own, indent=2, sort_keys=True)
+        write_client_meta(
+            cdir, s.client_id, fed.num_clients, fed.meta, kind="rdf",
+            nodes=s.num_nodes, edges=s.num_edges, num_relations=graph.num_relations,
+            num_classes=graph.num_classes, splits=s.stats()["labelled"],
+        )  # fmt: skip
         entries.append(entry)
     return entries
 
