@@ -48,15 +48,40 @@ def allowed_text(default: Any, meta: Any) -> str:
 _PACKAGE = Path(__file__).resolve().parent / "federated"
 
 
+def assigned_value(module: ast.Module, name: str) -> ast.expr | None:
+    r"""The expression assigned to the module-level ``name`` in ``module``'s
+    syntax tree (plain or annotated assignment), :obj:`None` without one."""
+    for stmt in module.body:
+        if isinstance(stmt, ast.Assign):
+            targets, value = stmt.targets, stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            targets, value = [stmt.target], stmt.value
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            return value
+    return None
+
+
+def source_constant(module: str, name: str) -> tuple[Any, ...]:
+    r"""The module-level tuple ``name`` of ``module`` (``"fedgraph.…"``) as
+    written in its source (the keys, in order, where it is a dict), read
+    without importing the module."""
+    path = _ROOT.joinpath(*module.split(".")).with_suffix(".py")
+    value = assigned_value(ast.parse(path.read_text()), name)
+    if value is None:
+        raise ValueError(f"{path}: no module-level `{name}`")
+    if isinstance(value, ast.Dict):
+        return tuple(ast.literal_eval(k) for k in value.keys if k)
+    return tuple(ast.literal_eval(value))
+
+
 def _literal(node: Any, module: Any, path: Any) -> Any:
     if isinstance(node, ast.Name):  # a module constant, maybe imported
+        value = assigned_value(module, node.id)
+        if value is not None:
+            return _literal(value, module, path)
         for stmt in module.body:
-            if isinstance(stmt, ast.Assign | ast.AnnAssign):
-                targets = (
-                    stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                )
-                if any(isinstance(t, ast.Name) and t.id == node.id for t in targets):
-                    return _literal(stmt.value, module, path)
             if isinstance(stmt, ast.ImportFrom) and stmt.module:
                 if any((a.asname or a.name) == node.id for a in stmt.names):
                     parts = stmt.module.split(".")
@@ -334,6 +359,8 @@ __all__ = [
     "declared",
     "declared_components",
     "component_names",
+    "source_constant",
+    "assigned_value",
     "kwargs_help",
     "settings_help",
     "allowed_text",

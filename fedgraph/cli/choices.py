@@ -4,39 +4,13 @@ r"""The names the command line offers, without importing torch.
 tuples, so that the command line answers before the runtime is imported.
 Each is read from the source of the module that defines it: the registries'
 classes through :mod:`fedgraph.declared`, the fixed tuples through
-:func:`source_constant`; ``tests/cli/test_help.py`` checks each against the
-imported module.
+:func:`fedgraph.declared.source_constant`; ``tests/cli/test_help.py``
+checks each against the imported module.
 """
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-from typing import Any
-
-from fedgraph.declared import component_names, declared
-
-_ROOT = Path(__file__).resolve().parents[1]
-
-
-def source_constant(module: str, name: str) -> tuple[Any, ...]:
-    r"""The module-level tuple ``name`` of ``module`` (``"fedgraph.…"``) as
-    written in its source (the keys, in order, where it is a dict), read
-    without importing the module."""
-    path = _ROOT.parent.joinpath(*module.split(".")).with_suffix(".py")
-    for stmt in ast.parse(path.read_text()).body:
-        if isinstance(stmt, ast.Assign):
-            targets, value = stmt.targets, stmt.value
-        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-            targets, value = [stmt.target], stmt.value
-        else:
-            continue
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-            if isinstance(value, ast.Dict):
-                return tuple(ast.literal_eval(k) for k in value.keys if k)
-            return tuple(ast.literal_eval(value))
-    raise ValueError(f"{path}: no module-level `{name}`")
-
+from fedgraph.declared import component_names, declared, source_constant
 
 #: the registry's KGE algorithms, sorted (read from the family modules'
 #: declarations without importing them: :func:`fedgraph.declared.declared`)
@@ -96,5 +70,4 @@ __all__ = [
     "ATTACKS",
     "RECORD_KEEP",
     "normalized",
-    "source_constant",
 ]

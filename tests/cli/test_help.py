@@ -96,14 +96,16 @@ def test_the_regime_options_offer_the_libraries_names(capsys):
 
 
 def test_a_constant_is_read_from_its_modules_source():
-    assert choices.source_constant("fedgraph.privacy.record", "KEEP") == (
+    from fedgraph.declared import source_constant
+
+    assert source_constant("fedgraph.privacy.record", "KEEP") == (
         "last",
         "all",
     )
-    keys = choices.source_constant("fedgraph.eval.protocol", "protocols")
+    keys = source_constant("fedgraph.eval.protocol", "protocols")
     assert keys == ("fedlu", "fede")  # a dict: its keys, in source order
     with pytest.raises(ValueError, match=r"protocol\.py: no module-level `nope`$"):
-        choices.source_constant("fedgraph.eval.protocol", "nope")
+        source_constant("fedgraph.eval.protocol", "nope")
 
 
 @pytest.mark.parametrize("kind", ["model", "loss", "partitioner"])
