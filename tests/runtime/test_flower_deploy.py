@@ -325,7 +325,8 @@ def test_nodes_with_only_their_own_folder_over_tls_equal_the_keyed_simulation(
 def test_a_superlink_restart_ends_the_run_as_lost_and_resume_continues_it(tmp_path):
     # The SuperLink is killed (SIGKILL) after round 1 and started again on the
     # same port and database: its SuperExec and ServerApp die with it, `flwr
-    # run` exits 1, the follower writes `lost` naming how to resume; the run
+    # run` exits 1, the ServerApp (stopped by Flower's signal handler) writes
+    # `lost` naming how to resume, and the follower exits 1 with it; the run
     # started again with `resume = true` ends as the simulation does.
     doc = deploy(
         tmp_path, 9520, "--node-poll", "0.2", "--restart-superlink-at-round", "2"
@@ -335,8 +336,12 @@ def test_a_superlink_restart_ends_the_run_as_lost_and_resume_continues_it(tmp_pa
     assert link["flwr_run_exit_code"] == 1 and link["exit_code"] == 1
     ckpt = str(tmp_path / "work" / "server" / "ckpt")
     assert link["status"]["status"] == "lost"
+    assert link["status"]["error"].startswith(
+        "the ServerApp was stopped (SystemExit: a signal, or its SuperLink or "
+        "SuperExec ended) before the run finished"
+    )
     assert link["status"]["error"].endswith(
-        f"it was killed or its SuperLink is gone; to continue from {ckpt}/last.pt, "
+        f"; to continue from {ckpt}/last.pt, "
         "start it again with the same run config and `resume = true` "
         f"(`checkpoint-dir` '{ckpt}', `run-name` 'deploy'; every node keeps its "
         "`state-dir`)"

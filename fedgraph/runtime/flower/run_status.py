@@ -200,4 +200,5 @@ __all__ = [
     "follow",
     "heartbeat",
     "how_to_continue",
+    "read_json",
 ]

@@ -19,7 +19,7 @@ from fedgraph.runtime.flower.config import (
     transport_kwargs,
     use_threads,
 )
-from fedgraph.runtime.flower.run_status import heartbeat
+from fedgraph.runtime.flower.run_status import heartbeat, how_to_continue, read_json
 from fedgraph.runtime.flower.transport import GridTransport
 from fedgraph.runtime.loop import LoopHooks, LoopSettings, run_federation
 from fedgraph.runtime.result import SimulationResult
@@ -155,7 +155,8 @@ def run_server(
     ``min-fit-nodes``, ``min-available-nodes``) decide whether a round goes
     on without a failed client; a run that stops writes ``OUT/status.json``
     with the error (a finished one: ``{"status": "completed"}``, one under way:
-    ``"running"``) and raises."""
+    ``"running"``; one stopped by a signal, as Flower stops a ``ServerApp``
+    whose SuperLink ended: ``"lost"``, naming how to resume) and raises."""
     cfg = parse(run_config)
     use_threads(cfg.threads)
     if getattr(cfg, "pull_backoff", 0.0) > 0:
@@ -176,6 +177,23 @@ def run_server(
         if cfg.out:
             write_status(cfg.out, "failed", f"{type(exc).__name__}: {exc}")
         raise
+    except BaseException as exc:
+        # Flower's signal handler (its SuperLink or SuperExec ended, or
+        # SIGINT/SIGTERM) exits with SystemExit from wherever the round was
+        if cfg.out:
+            write_status(cfg.out, "lost", stopped_error(exc, cfg.out))
+        raise
+
+
+def stopped_error(exc: BaseException, out: str | os.PathLike[str]) -> str:
+    r"""The ``lost`` status's error of a ``ServerApp`` stopped by ``exc``
+    (``SystemExit`` from Flower's signal handler, ``KeyboardInterrupt``):
+    what stopped it and how the run continues (from its last beat,
+    :func:`~fedgraph.runtime.flower.run_status.how_to_continue`)."""
+    beat = read_json(Path(out) / "heartbeat.json")
+    return (f"the ServerApp was stopped ({type(exc).__name__}: a signal, or its "
+            "SuperLink or SuperExec ended) before the run finished; "
+            f"{how_to_continue(beat)}")  # fmt: skip
 
 
 def check_out(cfg: Any) -> None:
@@ -268,8 +286,8 @@ def check_resumed_settings(cfg: Any, last: Path) -> None:
 
 
 def write_status(out: str | os.PathLike[str], status: str, error: str = "") -> Path:
-    r"""``OUT/status.json``: ``{"status": "running" | "completed" | "failed",
-    "error"}``, written atomically; launchers read it for their exit code
+    r"""``OUT/status.json``: ``{"status": "running" | "completed" | "failed"
+    | "lost", "error"}``, written atomically; launchers read it for their exit code
     (``flwr run`` itself exits 0 when the ``ServerApp`` fails)."""
     from fedgraph.data.io import atomic_write_json
 
