@@ -35,7 +35,6 @@ function.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import time
 from logging import DEBUG, INFO, WARNING
@@ -128,11 +127,10 @@ class Executor:
                 default_app_ref="", app_path=None, multi_app=True
             )
             app = load(run.fab_id, run.fab_version, fab.hash_str)
-            from fedgraph.runtime.flower.node import TARGETS, WorkerClientApp
+            from fedgraph.runtime.flower.node import WorkerClientApp, load_target
 
             if isinstance(app, WorkerClientApp):  # run its fedgraph app here
-                module, _, attr = TARGETS[app.target].partition(":")
-                app = getattr(importlib.import_module(module), attr)
+                app = load_target(app.target)
             self._apps[fab.hash_str] = app
         return self._apps[fab.hash_str]
 

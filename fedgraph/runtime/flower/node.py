@@ -38,6 +38,7 @@ This module imports only Flower and the standard library (keep it so).
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import secrets
 import subprocess
@@ -56,6 +57,20 @@ TARGETS = {
     "rgcn": "fedgraph.runtime.flower.rgcn:client_app",
     "text": "fedgraph.runtime.flower.text:client_app",
 }
+
+
+def app_reference(target: str) -> str:
+    r"""The ``"package.module:attribute"`` of the fedgraph ``ClientApp`` that
+    ``target`` names: a name of :data:`TARGETS`, or such a reference itself."""
+    return TARGETS.get(target, target)
+
+
+def load_target(target: str) -> Any:
+    r"""The fedgraph ``ClientApp`` that ``target`` names
+    (:func:`app_reference`), imported: what a worker or the executor runs in
+    place of a :class:`WorkerClientApp`."""
+    module, _, attr = app_reference(target).partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 def to_wire(message: Any) -> tuple[str, dict[str, bytes]]:
@@ -105,7 +120,7 @@ def _start_worker(target: str, address: Path, parent: int) -> None:
             "-m",
             "fedgraph.cli.flower_worker",
             "--target",
-            TARGETS.get(target, target),
+            app_reference(target),
             "--address",
             str(address),
             "--parent",
@@ -215,5 +230,6 @@ rgcn_app = WorkerClientApp("rgcn")
 text_app = WorkerClientApp("text")
 
 __all__ = [
-    "WorkerClientApp", "kge_app", "rgcn_app", "text_app", "to_wire", "from_wire",
+    "TARGETS", "WorkerClientApp", "app_reference", "kge_app", "load_target",
+    "rgcn_app", "text_app", "to_wire", "from_wire",
 ]  # fmt: skip

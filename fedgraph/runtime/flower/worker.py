@@ -23,7 +23,6 @@ seconds (default 3600) without a message (keeping them).
 
 from __future__ import annotations
 
-import importlib
 import os
 import shutil
 import threading
@@ -149,8 +148,9 @@ def serve(target: str, address: str, parent: int, idle: float) -> None:
     r"""Serves ``target`` (``"module:attribute"``) on ``address`` until
     ``parent`` exits or ``idle`` seconds pass without a message; node states
     are kept in ``{address without suffix}.state/``."""
-    module, _, attr = target.partition(":")
-    app = getattr(importlib.import_module(module), attr)
+    from fedgraph.runtime.flower.node import load_target
+
+    app = load_target(target)
     path = Path(address)
     key = path.with_suffix(".key").read_bytes()
     path.unlink(missing_ok=True)
