@@ -1,0 +1,91 @@
+#!/bin/sh
+# Centralised KGE on FB15k-237's own split (filtered, head and tail) with the
+# shipped recipes at a budget a 2-core CPU can give, run by name, one at a
+# time, each resumable:
+#
+#   complex-n3       --recipe complex-n3-fb15k-237 (Lacroix et al. 2018:
+#                    ComplEx, reciprocal relations, 1-vs-all cross-entropy,
+#                    N3) at rank DIM (default 200; the source: 1000) for
+#                    EPOCHS epochs (default 30; the source: 100)
+#   rotate           --recipe rotate-fb15k-237 (Sun et al. 2019) at
+#                    dimension DIM for EPOCHS epochs (the source: 1000 and
+#                    about 188 epochs)
+#   NAME=RECIPE      any shipped recipe under a name of its own
+#
+#   mkdir -p runs && PYTHON=.venv/bin/python \
+#       nohup sh benchmarks/kge_fb15k237.sh complex-n3 > runs/kge-fb15k237.log 2>&1 &
+#   python benchmarks/series_status.py runs/kge-fb15k237/*
+#
+# Each run validates every EVAL_EVERY epochs (default 2) and never stops early
+# (--patience 0), so its test metrics are those of its best validation within
+# the budget; the budget (rank and epochs, against the recipe's) is part of the
+# run's name (complex-n3-d200-e30) and of its recorded command. Rerunning the
+# script continues each run from its last validation (--resume; the baselines
+# checkpoint at every validation); a run with a results.json is reported and
+# left as it is, and its results.json is copied to
+# RESULTS/kge-fb15k237-NAME.json (machine paths rewritten by
+# scripts/scrub_results.py). Each run holds RUNS/NAME.lock (flock) while it
+# trains, and every command is appended to RUNS/commands.txt.
+#
+# Settings (environment; defaults in brackets): RUNS [runs/kge-fb15k237],
+# DATA [fb15k-237, read under FEDGRAPH_DATA], DIM [200], EPOCHS [30],
+# EVAL_EVERY [2], THREADS [2], NICE [10], PYTHON [python],
+# RESULTS [docs/results].
+#
+# Edit this file only by writing a new copy and renaming it over the old one:
+# sh reads a script as it runs it.
+set -u
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-runs/kge-fb15k237}
+DATA=${DATA:-fb15k-237}
+DIM=${DIM:-200}
+EPOCHS=${EPOCHS:-30}
+EVAL_EVERY=${EVAL_EVERY:-2}
+THREADS=${THREADS:-2}
+NICE=${NICE:-10}
+PYTHON=${PYTHON:-python}
+RESULTS=${RESULTS:-docs/results}
+export FEDGRAPH_DATA="${FEDGRAPH_DATA:-../shared/datasets}"
+export OMP_NUM_THREADS="$THREADS" MKL_NUM_THREADS="$THREADS"
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+mkdir -p "$RUNS" "$RESULTS"
+
+[ $# -gt 0 ] || { echo "usage: sh benchmarks/kge_fb15k237.sh NAME|NAME=RECIPE ..." >&2; exit 2; }
+
+publish() {  # NAME: its results.json into RESULTS without this machine's paths
+    target="$RESULTS/kge-fb15k237-$1.json"
+    "$PYTHON" scripts/scrub_results.py "$RUNS/$1/results.json" "$target" &&
+        echo "$(date -u +%FT%TZ) $1: results copied to $target"
+}
+
+train() {  # NAME RECIPE
+    name="$1-d$DIM-e$EPOCHS" recipe=$2
+    out="$RUNS/$name"
+    if [ -f "$out/results.json" ]; then
+        echo "$(date -u +%FT%TZ) $name: finished ($out/results.json)"
+        publish "$name"
+        return 0
+    fi
+    cmd="$PYTHON -m fedgraph.cli.main train $DATA --algorithm centralized \
+--recipe $recipe --dim $DIM --rounds $EPOCHS --eval-every $EVAL_EVERY --patience 0 \
+--seed 0 --threads $THREADS --quiet --out $out --resume"
+    echo "$(date -u +%FT%TZ) $cmd" >> "$RUNS/commands.txt"
+    echo "$(date -u +%FT%TZ) $name: start"
+    # shellcheck disable=SC2086
+    flock "$RUNS/$name.lock" nice -n "$NICE" $cmd >> "$RUNS/$name.log" 2>&1
+    status=$?
+    echo "$(date -u +%FT%TZ) $name: exit $status"
+    [ "$status" = 0 ] && [ -f "$out/results.json" ] && publish "$name"
+    return $status
+}
+
+failed=0
+for item in "$@"; do
+    case $item in
+        complex-n3) train complex-n3 complex-n3-fb15k-237 ;;
+        rotate) train rotate rotate-fb15k-237 ;;
+        *=*) train "${item%%=*}" "${item#*=}" ;;
+        *) echo "unknown run $item (complex-n3, rotate or NAME=RECIPE)" >&2; exit 2 ;;
+    esac || failed=1
+done
+exit $failed
