@@ -40,6 +40,11 @@ LOCAL_TRAINING = source_constant("fedgraph.runtime.batched", "LOCAL_TRAINING")
 SAMPLE_ON = source_constant("fedgraph.training.sample_on", "SAMPLE_ON")
 #: :data:`fedgraph.eval.protocol.protocols`, sorted
 EVAL_PROTOCOLS = tuple(sorted(source_constant("fedgraph.eval.protocol", "protocols")))
+#: :data:`fedgraph.eval.protocol.MODELS_SCORED` (``--evaluate-with``)
+MODELS_SCORED = source_constant("fedgraph.eval.protocol", "MODELS_SCORED")
+#: :data:`fedgraph.runtime.trained.CHECKPOINTS` (``--checkpoint`` of fuse
+#: and unlearn)
+CHECKPOINTS = source_constant("fedgraph.runtime.trained", "CHECKPOINTS")
 #: :data:`fedgraph.partition.partitioners`' names, read from source
 PARTITIONERS = component_names("partitioner")
 #: :data:`fedgraph.privacy.attacks.ATTACKS` (``fedgraph audit --attack``)
@@ -69,5 +74,7 @@ __all__ = [
     "EVAL_PROTOCOLS",
     "ATTACKS",
     "RECORD_KEEP",
+    "MODELS_SCORED",
+    "CHECKPOINTS",
     "normalized",
 ]

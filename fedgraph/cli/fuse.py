@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from fedgraph import guard
+from fedgraph.cli.choices import CHECKPOINTS
 from fedgraph.cli.options import non_negative, positive, real, seed, threads
 
 
@@ -40,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_fitting(p)
     p.add_argument(
         "--checkpoint",
-        choices=("best", "last"),
+        choices=CHECKPOINTS,
         default="best",
         help="the federated run's state to fuse: its best validation round or its "
         "last round (default: best)",

@@ -23,6 +23,7 @@ from fedgraph.cli.choices import (
     KGE_LOSSES,
     KGE_MODELS,
     LOCAL_TRAINING,
+    MODELS_SCORED,
     SAMPLE_ON,
     SAMPLERS,
     SELECTIONS,
@@ -391,7 +392,7 @@ def _add_protocol(g: dict[str, Any]) -> None:
     r"""The evaluation protocol and the training corruption."""
     g["model"].add_argument(
         "--evaluate-with",
-        choices=("local", "global"),
+        choices=MODELS_SCORED,
         default=None,
         help="score clients' own tables (FedLU) or the global rows (FedE) "
         "(default: the --protocol's choice)",

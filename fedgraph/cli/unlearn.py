@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from fedgraph import guard
+from fedgraph.cli.choices import CHECKPOINTS
 from fedgraph.cli.options import non_negative, positive, real, threads
 
 
@@ -49,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_retraining(p)
     p.add_argument(
         "--checkpoint",
-        choices=("best", "last"),
+        choices=CHECKPOINTS,
         default="best",
         help="the run's state to unlearn from: its best validation round or its "
         "last round (default: best)",

@@ -51,6 +51,9 @@ from fedgraph.data.knowledge_graph import KnowledgeGraph
 
 #: the candidate sets a protocol can name
 CANDIDATE_SETS = ("entities", "train-entities")
+#: the tables a protocol scores with: each client's own (FedLU) or the
+#: server's global rows (FedE) (``fedgraph train --evaluate-with``)
+MODELS_SCORED = ("local", "global")
 
 
 @dataclass(frozen=True)
@@ -89,9 +92,10 @@ class EvalProtocol:
             raise ValueError(
                 f"`candidates` must be one of {CANDIDATE_SETS} (got {self.candidates!r})"
             )
-        if self.model_scored not in ("local", "global"):
+        if self.model_scored not in MODELS_SCORED:
             raise ValueError(
-                f"`model_scored` must be 'local' or 'global' (got {self.model_scored!r})"
+                f"`model_scored` must be one of {MODELS_SCORED} (got "
+                f"{self.model_scored!r})"
             )
         if self.centralized_validation not in ("pooled", "per-client"):
             raise ValueError(
@@ -165,4 +169,5 @@ __all__ = [
     "resolve_protocol",
     "train_entities",
     "CANDIDATE_SETS",
+    "MODELS_SCORED",
 ]

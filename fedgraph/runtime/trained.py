@@ -53,6 +53,28 @@ def _use_recorded_protocol(clients: dict[int, Any], meta: dict[str, Any]) -> Non
                 client.weights = None
 
 
+#: the checkpoints of a run that can be loaded: its best validation round
+#: (the one it tested) and its last round (``--checkpoint`` of ``fedgraph
+#: fuse`` and ``fedgraph unlearn``)
+CHECKPOINTS = ("best", "last")
+
+
+def _progress(run_dir: Path, algorithms: tuple[str, ...] | None) -> dict[str, Any]:
+    r"""The run's ``progress.json``, of one of ``algorithms`` when given."""
+    meta_file = run_dir / "progress.json"
+    if not meta_file.is_file():
+        raise FileNotFoundError(
+            f"{meta_file} not found: is `{run_dir}` a `fedgraph train` run?"
+        )
+    progress = json.loads(meta_file.read_text())
+    algorithm = progress["settings"].get("algorithm")
+    if algorithms is not None and algorithm not in algorithms:
+        raise ValueError(
+            f"`{run_dir}` is a {algorithm!r} run, not one of {list(algorithms)}"
+        )
+    return progress
+
+
 def load_trained_run(
     run_dir: Path,
     which: str = "best",
@@ -72,18 +94,11 @@ def load_trained_run(
     from fedgraph.data.checkpoint import CheckpointError, load_checkpoint
     from fedgraph.federated.kge.setup import KGESettings, build_kge_federation
 
-    meta_file = run_dir / "progress.json"
-    if not meta_file.is_file():
-        raise FileNotFoundError(
-            f"{meta_file} not found: is `{run_dir}` a `fedgraph train` run?"
-        )
-    progress = json.loads(meta_file.read_text())
+    if which not in CHECKPOINTS:
+        raise ValueError(f"`which` must be one of {CHECKPOINTS} (got {which!r})")
+    progress = _progress(run_dir, algorithms)
     meta = progress["settings"]
     algorithm = meta.get("algorithm")
-    if algorithms is not None and algorithm not in algorithms:
-        raise ValueError(
-            f"`{run_dir}` is a {algorithm!r} run, not one of {list(algorithms)}"
-        )
     ckpt = run_dir / "checkpoints" / f"{which}.pt"
     if not ckpt.is_file():
         raise FileNotFoundError(
@@ -122,4 +137,4 @@ def load_trained_run(
     return TrainedRun(meta, settings, fed, strategy, clients, which_round)
 
 
-__all__ = ["TrainedRun", "load_trained_run", "load_kge_federation"]
+__all__ = ["CHECKPOINTS", "TrainedRun", "load_trained_run", "load_kge_federation"]

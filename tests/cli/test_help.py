@@ -51,7 +51,7 @@ def test_model_and_loss_show_their_choices(capsys):
 
 
 def test_cli_choices_are_the_registries():
-    from fedgraph.eval.protocol import protocols
+    from fedgraph.eval.protocol import MODELS_SCORED, protocols
     from fedgraph.federated.kge.setup import kge_algorithms
     from fedgraph.models.kge import models
     from fedgraph.models.losses import losses
@@ -59,6 +59,7 @@ def test_cli_choices_are_the_registries():
     from fedgraph.partition import partitioners
     from fedgraph.runtime.batched import LOCAL_TRAINING
     from fedgraph.runtime.loop import SELECTIONS
+    from fedgraph.runtime.trained import CHECKPOINTS
     from fedgraph.training.sample_on import SAMPLE_ON
 
     assert choices.KGE_ALGORITHMS == tuple(sorted(kge_algorithms()))
@@ -70,6 +71,29 @@ def test_cli_choices_are_the_registries():
     assert choices.LOCAL_TRAINING == LOCAL_TRAINING
     assert choices.SAMPLE_ON == SAMPLE_ON
     assert choices.EVAL_PROTOCOLS == tuple(sorted(protocols))
+    assert choices.MODELS_SCORED == MODELS_SCORED
+    assert choices.CHECKPOINTS == CHECKPOINTS
+
+
+def test_evaluate_with_and_checkpoint_offer_the_librarys_values(capsys):
+    # the command line offers what the library accepts, and the library
+    # refuses anything else with the same list
+    from fedgraph.cli.main import main
+    from fedgraph.federated.kge.fede import FedE
+    from fedgraph.runtime.trained import load_trained_run
+
+    for argv, listed in (
+        (["train", "--help"], "--evaluate-with {local,global}"),
+        (["fuse", "--help"], "--checkpoint {best,last}"),
+        (["unlearn", "--help"], "--checkpoint {best,last}"),
+    ):
+        with pytest.raises(SystemExit):
+            main(argv)
+        assert listed in capsys.readouterr().out
+    with pytest.raises(ValueError, match=r"one of \('local', 'global'\)"):
+        FedE(num_entities=3, entity_dim=2, init_range=0.1, evaluate_with="both")
+    with pytest.raises(ValueError, match=r"one of \('best', 'last'\)"):
+        load_trained_run(Path("nowhere"), "first")
 
 
 def test_the_regime_options_offer_the_libraries_names(capsys):

@@ -9,6 +9,7 @@ import torch
 from torch import Tensor
 
 from fedgraph.eval.metrics import LinkPredState
+from fedgraph.eval.protocol import MODELS_SCORED
 from fedgraph.federated.aggregate import scatter_mean_rows
 from fedgraph.federated.fedavg import FedAvg
 from fedgraph.federated.payload import Payload, PayloadError, Scalar
@@ -73,9 +74,10 @@ class FedE(FedAvg):
                 f"`num_entities` and `entity_dim` must be positive (got "
                 f"{num_entities} and {entity_dim})"
             )
-        if evaluate_with not in ("local", "global"):
+        if evaluate_with not in MODELS_SCORED:
             raise ValueError(
-                f"`evaluate_with` must be 'local' or 'global' (got {evaluate_with!r})"
+                f"`evaluate_with` must be one of {MODELS_SCORED} (got "
+                f"{evaluate_with!r})"
             )
         self.num_entities = int(num_entities)
         self.entity_dim = int(entity_dim)
