@@ -85,31 +85,15 @@ COMMON="--model text --batch-size $BATCH --max-steps $STEPS --patience 0 \
 [ "$TRANSLITERATE" = 1 ] && COMMON="$COMMON --transliterate"
 [ -n "$STOP_AFTER" ] && COMMON="$COMMON --stop-after $STOP_AFTER"
 
+. benchmarks/series.sh
+
 train() {  # NAME ALGORITHM ROUNDS EVAL_EVERY LANGUAGES...
     name=$1 algorithm=$2 rounds=$3 every=$4
     shift 4
-    out="$RUNS/$name"
-    if [ -f "$out/results.json" ]; then
-        echo "$(date -u +%FT%TZ) $name: finished ($out/results.json)"
-        publish "$name"
-        return 0
-    fi
-    cmd="$PYTHON -m fedgraph.cli.main train $DATA --algorithm $algorithm \
---languages $* --rounds $rounds --eval-every $every $COMMON --out $out --resume"
-    echo "$(date -u +%FT%TZ) $cmd" >> "$RUNS/commands.txt"
-    echo "$(date -u +%FT%TZ) $name: start"
     # shellcheck disable=SC2086
-    flock "$RUNS/$name.lock" nice -n "$NICE" $cmd >> "$RUNS/$name.log" 2>&1
-    status=$?
-    echo "$(date -u +%FT%TZ) $name: exit $status"
-    [ "$status" = 0 ] && [ -f "$out/results.json" ] && publish "$name"
-    return $status
-}
-
-publish() {  # NAME: its results.json into RESULTS without this machine's paths
-    target="$RESULTS/fedmkgc-reduced-$1.json"
-    "$PYTHON" scripts/scrub_results.py "$RUNS/$1/results.json" "$target" &&
-        echo "$(date -u +%FT%TZ) $1: results copied to $target"
+    series_run "$name" fedmkgc-reduced- $PYTHON -m fedgraph.cli.main train \
+        $DATA --algorithm $algorithm --languages $* --rounds $rounds \
+        --eval-every $every $COMMON --out "$RUNS/$name" --resume
 }
 
 independent() {

@@ -52,31 +52,14 @@ mkdir -p "$RUNS" "$RESULTS"
 
 [ $# -gt 0 ] || { echo "usage: sh benchmarks/kge_fb15k237.sh NAME|NAME=RECIPE ..." >&2; exit 2; }
 
-publish() {  # NAME: its results.json into RESULTS without this machine's paths
-    target="$RESULTS/kge-fb15k237-$1.json"
-    "$PYTHON" scripts/scrub_results.py "$RUNS/$1/results.json" "$target" &&
-        echo "$(date -u +%FT%TZ) $1: results copied to $target"
-}
+. benchmarks/series.sh
 
 train() {  # NAME RECIPE
-    name="$1-d$DIM-e$EPOCHS" recipe=$2
-    out="$RUNS/$name"
-    if [ -f "$out/results.json" ]; then
-        echo "$(date -u +%FT%TZ) $name: finished ($out/results.json)"
-        publish "$name"
-        return 0
-    fi
-    cmd="$PYTHON -m fedgraph.cli.main train $DATA --algorithm centralized \
---recipe $recipe --dim $DIM --rounds $EPOCHS --eval-every $EVAL_EVERY --patience 0 \
---seed 0 --threads $THREADS --quiet --out $out --resume"
-    echo "$(date -u +%FT%TZ) $cmd" >> "$RUNS/commands.txt"
-    echo "$(date -u +%FT%TZ) $name: start"
     # shellcheck disable=SC2086
-    flock "$RUNS/$name.lock" nice -n "$NICE" $cmd >> "$RUNS/$name.log" 2>&1
-    status=$?
-    echo "$(date -u +%FT%TZ) $name: exit $status"
-    [ "$status" = 0 ] && [ -f "$out/results.json" ] && publish "$name"
-    return $status
+    series_run "$1-d$DIM-e$EPOCHS" kge-fb15k237- $PYTHON -m fedgraph.cli.main \
+        train $DATA --algorithm centralized --recipe "$2" --dim $DIM \
+        --rounds $EPOCHS --eval-every $EVAL_EVERY --patience 0 --seed 0 \
+        --threads $THREADS --quiet --out "$RUNS/$1-d$DIM-e$EPOCHS" --resume
 }
 
 failed=0
