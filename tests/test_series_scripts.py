@@ -1,0 +1,108 @@
+r"""The named-run series scripts (``benchmarks/series.sh`` and its users),
+run with a stand-in interpreter that records its arguments and writes a
+``results.json`` into ``--out``: the commands they run, what a second call
+skips, where the results are copied, and a bad name."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+STUB = r"""#!/bin/sh
+if [ "$1" = "scripts/scrub_results.py" ]; then cp "$2" "$3"; exit 0; fi
+echo "$*" >> "$CALLS"
+out=""; prev=""
+for a in "$@"; do [ "$prev" = "--out" ] && out=$a; prev=$a; done
+mkdir -p "$out"; echo '{"done": true}' > "$out/results.json"
+"""
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("flock") is None, reason="the scripts hold their runs with flock"
+)
+
+
+@pytest.fixture
+def stub(tmp_path):
+    python = tmp_path / "python"
+    python.write_text(STUB)
+    python.chmod(0o755)
+    return python
+
+
+def _run(script, stub, tmp_path, *args, **env):
+    full = {
+        **os.environ,
+        "PYTHON": str(stub),
+        "RUNS": str(tmp_path / "runs"),
+        "RESULTS": str(tmp_path / "results"),
+        "CALLS": str(tmp_path / "calls.txt"),
+        **env,
+    }
+    return subprocess.run(
+        ["sh", str(ROOT / "benchmarks" / script), *args],
+        cwd=ROOT, env=full, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+
+def _calls(tmp_path):
+    path = tmp_path / "calls.txt"
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_kge_fb15k237_runs_each_recipe_once_at_its_budget(stub, tmp_path):
+    done = _run("kge_fb15k237.sh", stub, tmp_path, "complex-n3", "r=rotate-fb15k-237",
+                DIM="100", EPOCHS="4")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    runs = tmp_path / "runs"
+    assert _calls(tmp_path) == [
+        "-m fedgraph.cli.main train fb15k-237 --algorithm centralized --recipe "
+        f"{recipe} --dim 100 --rounds 4 --eval-every 2 --patience 0 --seed 0 "
+        f"--threads 2 --quiet --out {runs}/{name}-d100-e4 --resume"
+        for name, recipe in (("complex-n3", "complex-n3-fb15k-237"),
+                             ("r", "rotate-fb15k-237"))
+    ]  # fmt: skip
+    recorded = (runs / "commands.txt").read_text()
+    assert f"--out {runs}/r-d100-e4 --resume" in recorded
+    for name in ("complex-n3-d100-e4", "r-d100-e4"):
+        copied = tmp_path / "results" / f"kge-fb15k237-{name}.json"
+        assert json.loads(copied.read_text()) == {"done": True}
+    # a second call finds both finished and trains nothing
+    again = _run("kge_fb15k237.sh", stub, tmp_path, "complex-n3", DIM="100",
+                 EPOCHS="4")  # fmt: skip
+    assert again.returncode == 0
+    assert "complex-n3-d100-e4: finished" in again.stdout
+    assert len(_calls(tmp_path)) == 2
+
+
+@pytest.mark.parametrize("args", [["bogus"], []])
+def test_kge_fb15k237_refuses_an_unknown_or_missing_name(stub, tmp_path, args):
+    done = _run("kge_fb15k237.sh", stub, tmp_path, *args)
+    assert done.returncode == 2
+    assert ("unknown run bogus" if args else "usage:") in done.stderr
+    assert _calls(tmp_path) == []
+
+
+def test_fedmkgc_reduced_runs_independent_then_fedmkgc(stub, tmp_path):
+    done = _run("fedmkgc_reduced.sh", stub, tmp_path, PARALLEL="0", TAG="t-")
+    assert done.returncode == 0, done.stderr
+    runs = tmp_path / "runs"
+    common = ("--model text --batch-size 384 --max-steps 46 --patience 0 --seed 0 "
+              "--threads 1 --quiet")  # fmt: skip
+    assert _calls(tmp_path) == [
+        "-m fedgraph.cli.main train dbp-5l --algorithm independent --languages el "
+        f"--rounds 5 --eval-every 5 {common} --out {runs}/t-independent-el --resume",
+        "-m fedgraph.cli.main train dbp-5l --algorithm fedmkgc --languages en el "
+        f"--rounds 10 --eval-every 10 {common} --out {runs}/t-fedmkgc-en-el --resume",
+    ]
+    names = sorted(p.name for p in (tmp_path / "results").iterdir())
+    assert names == [
+        "fedmkgc-reduced-t-fedmkgc-en-el.json",
+        "fedmkgc-reduced-t-independent-el.json",
+    ]
