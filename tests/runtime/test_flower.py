@@ -853,31 +853,36 @@ def _interrupted_run(partition, tmp_path):
 class _StoppedGrid(LocalGrid):
     # a grid whose ServerApp gets Flower's graceful exit (SystemExit from
     # its signal handler, as when the SuperLink ends) at the n-th push
-    def __init__(self, *args, stop_at: int, **kwargs):
+    def __init__(self, *args, stop_at: int, stop: BaseException, **kwargs):
         super().__init__(*args, **kwargs)
-        self.pushes, self.stop_at = 0, stop_at
+        self.pushes, self.stop_at, self.stop = 0, stop_at, stop
 
     def push_messages(self, messages):
         self.pushes += 1
         if self.pushes == self.stop_at:
-            raise SystemExit(1)
+            raise self.stop
         return super().push_messages(messages)
 
 
+@pytest.mark.parametrize("stop", [SystemExit(0), KeyboardInterrupt()])
 def test_a_serverapp_stopped_by_a_signal_writes_lost_and_how_to_resume(
-    partition, tmp_path
+    partition, tmp_path, stop
 ):
+    # SystemExit: Flower's signal handler; KeyboardInterrupt: a SIGINT under
+    # Python's default handler
     cfg = _interrupted_run(partition, tmp_path)
     last = tmp_path / "ckpt" / "last.pt"
     before = last.read_bytes()
     resumed = {**cfg, "resume": True}
     # two alignment queries, then the first training push of round 2
-    grid = _StoppedGrid(client_app, _nodes(tmp_path), resumed, stop_at=3)
-    with pytest.raises(SystemExit):
+    grid = _StoppedGrid(client_app, _nodes(tmp_path), resumed, stop_at=3, stop=stop)
+    with pytest.raises(type(stop)):
         run_server(grid, resumed)
     status = json.loads((tmp_path / "out" / "status.json").read_text())
     assert status["status"] == "lost"
-    assert status["error"].startswith("the ServerApp was stopped (SystemExit: a signal")
+    assert status["error"].startswith(
+        f"the ServerApp was stopped ({type(stop).__name__}: a signal"
+    )
     assert f"to continue from {last}" in status["error"]
     assert "`resume = true`" in status["error"] and "'toy'" in status["error"]
     assert last.read_bytes() == before  # round 1's checkpoint is kept
@@ -889,7 +894,9 @@ def test_a_serverapp_stopped_by_a_signal_writes_lost_and_how_to_resume(
 
 def test_a_serverapp_stopped_before_checkpointing_says_start_again(partition, tmp_path):
     cfg = run_config(partition, "fede", tmp_path / "out")
-    grid = _StoppedGrid(client_app, _nodes(tmp_path), cfg, stop_at=3)
+    grid = _StoppedGrid(
+        client_app, _nodes(tmp_path), cfg, stop_at=3, stop=SystemExit(0)
+    )
     with pytest.raises(SystemExit):
         run_server(grid, cfg)
     status = json.loads((tmp_path / "out" / "status.json").read_text())

@@ -7,6 +7,7 @@ polling intervals), bounded by ``--timeout``."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -336,9 +337,12 @@ def test_a_superlink_restart_ends_the_run_as_lost_and_resume_continues_it(tmp_pa
     assert link["flwr_run_exit_code"] == 1 and link["exit_code"] == 1
     ckpt = str(tmp_path / "work" / "server" / "ckpt")
     assert link["status"]["status"] == "lost"
-    assert link["status"]["error"].startswith(
-        "the ServerApp was stopped (SystemExit: a signal, or its SuperLink or "
-        "SuperExec ended) before the run finished"
+    # SystemExit from Flower's signal handler, or KeyboardInterrupt when the
+    # SIGINT comes while Python's default handler is in place (under load)
+    assert re.match(
+        r"the ServerApp was stopped \((SystemExit|KeyboardInterrupt): a signal, or "
+        r"its SuperLink or SuperExec ended\) before the run finished",
+        link["status"]["error"],
     )
     assert link["status"]["error"].endswith(
         f"; to continue from {ckpt}/last.pt, "
