@@ -351,11 +351,16 @@ def test_a_superlink_restart_ends_the_run_as_lost_and_resume_continues_it(tmp_pa
         "`state-dir`)"
     )
     # nothing written before the restart was lost: the server's checkpoints
-    # and every client's snapshots of rounds 0 and 1
+    # (of round 1) and every client's snapshot of round 1; a client keeps its
+    # two newest snapshots and may be one round ahead (round 2's messages
+    # can reach it before the SuperLink dies, on a loaded machine)
     assert {"ckpt/last.pt", "ckpt/best.pt"} <= set(link["written"])
     for k in range(3):
-        for r in (0, 1):
-            assert f"node-state/deploy/client{k}/round00000{r}.pt" in link["written"]
+        prefix = f"node-state/deploy/client{k}/round"
+        kept = sorted(
+            int(f[len(prefix) : -3]) for f in link["written"] if f.startswith(prefix)
+        )
+        assert kept in ([0, 1], [1, 2]), (k, kept)
     assert doc["exit_code"] == 0 and doc["status"]["status"] == "completed"
     assert [h["round"] for h in doc["deployment"]["history"]] == [1, 2, 3]
     assert doc["same_results"] is True
