@@ -24,6 +24,16 @@
 # Greek round), but lets it pick its best of more rounds. PARTNERS="en fr"
 # adds French before Greek in each cycle (3 x GREEK_ROUNDS rounds).
 #
+# EVERY_LANGUAGE=1 makes Independent train every language of the cycle too,
+# each alone (independent-PARTNERS-el: GREEK_ROUNDS rounds in which every
+# language takes at most STEPS steps), so that each language's test metrics
+# compare with FedMKGC's. All five DBP-5L languages under a step cap, with
+# the budget in the runs' names:
+#
+#   TAG=e5-s20r3- ENCODER=e5-small-multilingual PARTNERS="en fr es ja" \
+#       EVERY_LANGUAGE=1 STEPS=20 GREEK_ROUNDS=3 VALID_EVERY=3 PARALLEL=0 \
+#       THREADS=2 sh benchmarks/fedmkgc_reduced.sh
+#
 #   mkdir -p runs && PYTHON=.venv/bin/python \
 #       nohup sh benchmarks/fedmkgc_reduced.sh > runs/fedmkgc-reduced.log 2>&1 &
 #   python benchmarks/series_status.py runs/fedmkgc-reduced/*-el
@@ -45,7 +55,7 @@
 # TRANSLITERATE [0; 1 romanises the titles first, extra transliterate],
 # TAG [none; a prefix of the run and results names, e.g. "e5-" gives
 # RUNS/e5-independent-el and RESULTS/fedmkgc-reduced-e5-independent-el.json],
-# PARTNERS [en], STEPS [46 = one Greek epoch at batch 384], GREEK_ROUNDS [5],
+# PARTNERS [en], EVERY_LANGUAGE [0], STEPS [46 = one Greek epoch at batch 384], GREEK_ROUNDS [5],
 # VALID_EVERY [5], IND_VALID_EVERY [VALID_EVERY], BATCH [384], THREADS [1 per run], NICE [10], PARALLEL [1:
 # both runs at once; 0: one after the other], STOP_AFTER [none], PYTHON
 # [python], RESULTS [docs/results].
@@ -60,6 +70,7 @@ ENCODER=${ENCODER:-}
 TRANSLITERATE=${TRANSLITERATE:-0}
 TAG=${TAG:-}
 PARTNERS=${PARTNERS:-en}
+EVERY_LANGUAGE=${EVERY_LANGUAGE:-0}
 STEPS=${STEPS:-46}
 GREEK_ROUNDS=${GREEK_ROUNDS:-5}
 VALID_EVERY=${VALID_EVERY:-5}
@@ -97,7 +108,13 @@ train() {  # NAME ALGORITHM ROUNDS EVAL_EVERY LANGUAGES...
 }
 
 independent() {
-    train "${TAG}independent-el" independent "$GREEK_ROUNDS" "$IND_VALID_EVERY" el
+    if [ "$EVERY_LANGUAGE" = 1 ]; then
+        # shellcheck disable=SC2086
+        train "${TAG}independent-$partners_name-el" independent "$GREEK_ROUNDS" \
+            "$IND_VALID_EVERY" $PARTNERS el
+    else
+        train "${TAG}independent-el" independent "$GREEK_ROUNDS" "$IND_VALID_EVERY" el
+    fi
 }
 federated() {
     train "${TAG}fedmkgc-$partners_name-el" fedmkgc $((cycle * GREEK_ROUNDS)) \

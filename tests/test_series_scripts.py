@@ -106,3 +106,23 @@ def test_fedmkgc_reduced_runs_independent_then_fedmkgc(stub, tmp_path):
         "fedmkgc-reduced-t-fedmkgc-en-el.json",
         "fedmkgc-reduced-t-independent-el.json",
     ]
+
+
+def test_fedmkgc_reduced_every_language_trains_each_alone_too(stub, tmp_path):
+    done = _run("fedmkgc_reduced.sh", stub, tmp_path, PARALLEL="0", TAG="s20-",
+                PARTNERS="en fr es ja", EVERY_LANGUAGE="1", STEPS="20",
+                GREEK_ROUNDS="3", VALID_EVERY="3")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    runs = tmp_path / "runs"
+    common = ("--model text --batch-size 384 --max-steps 20 --patience 0 --seed 0 "
+              "--threads 1 --quiet")  # fmt: skip
+    # Independent: 3 rounds, each language at most 20 steps a round; FedMKGC:
+    # 3 cycles of one round per language, so Greek trains 3 x 20 steps in both
+    assert _calls(tmp_path) == [
+        "-m fedgraph.cli.main train dbp-5l --algorithm independent --languages "
+        f"en fr es ja el --rounds 3 --eval-every 3 {common} "
+        f"--out {runs}/s20-independent-en-fr-es-ja-el --resume",
+        "-m fedgraph.cli.main train dbp-5l --algorithm fedmkgc --languages "
+        f"en fr es ja el --rounds 15 --eval-every 15 {common} "
+        f"--out {runs}/s20-fedmkgc-en-fr-es-ja-el --resume",
+    ]
