@@ -59,6 +59,8 @@ _TEXT_ONLY = (
     "rerank_hops",
     "eval_batch_size",
     "transliterate",
+    "valid_max_triples",
+    "test_max_triples",
 )
 
 #: option (its ``argparse`` destination) -> the families that read it; the

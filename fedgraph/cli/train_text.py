@@ -86,6 +86,16 @@ def add_text_arguments(p: argparse.ArgumentParser) -> None:
         default=5,
         help="text: re-ranking neighbourhood k (default: 5)",
     )
+    for split, what in (("valid", "validation"), ("test", "test")):
+        g.add_argument(
+            f"--{split}-max-triples",
+            type=non_negative,
+            default=0,
+            metavar="N",
+            help=f"text: rank at most N {what} triples per client, a random "
+            "sample drawn once from --seed (the same at every evaluation) "
+            "(default: 0, every triple)",
+        )
     g.add_argument(
         "--eval-batch-size",
         type=positive,
@@ -113,6 +123,8 @@ def text_settings(args: argparse.Namespace) -> Any:
         eval_batch_size=args.eval_batch_size,
         seed=args.seed,
         transliterate=args.transliterate,
+        valid_max_triples=args.valid_max_triples,
+        test_max_triples=args.test_max_triples,
     )
 
 

@@ -98,6 +98,19 @@ def test_text_bad_input_is_one_line_and_writes_nothing(
     assert not out.exists()
 
 
+def test_capped_evaluation_ranks_a_sample_and_records_it(toy, tmp_path):
+    out = tmp_path / "capped"
+    argv = _argv(toy, out, "independent", *FAST, "--test-max-triples", "1",
+                 "--valid-max-triples", "2")  # fmt: skip
+    assert main(argv) == 0
+    doc = json.loads((out / "results.json").read_text())
+    s = doc["settings"]
+    assert (s["valid_max_triples"], s["test_max_triples"]) == (2, 1)
+    # each toy language has 2 test triples: 1 ranked, head and tail
+    for c in doc["clients"]:
+        assert (c["n_test"], c["n_split_triples"], c["count"]) == (1, 2, 2)
+
+
 def test_text_data_must_be_a_multilingual_kg(toy, tmp_path, capsys):
     out = tmp_path / "o"
     argv = _argv(toy, out, "fedmkgc", *FAST)
@@ -113,7 +126,7 @@ def test_train_help_names_the_text_family(capsys):
     assert "text (--model text): one of fedmkgc, fedmkgcparallel, independent" in text
     for option in ("--encoder", "--languages", "--max-length", "--prefix-tokens",
                    "--rerank-alpha", "--rerank-hops", "--eval-batch-size",
-                   "--max-steps"):  # fmt: skip
+                   "--max-steps", "--valid-max-triples", "--test-max-triples"):  # fmt: skip
         assert option in text
 
 

@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
 from text_toy import tiny_bert, tiny_tokenizer, toy_graph  # noqa: E402
 
 from fedgraph.data.entity_text import entity_titles  # noqa: E402
-from fedgraph.eval import LinkPredState  # noqa: E402
+from fedgraph.eval import LinkPredState, rank_text_triples  # noqa: E402
 from fedgraph.federated import FedMKGC, FedMKGCClient, Payload  # noqa: E402
 from fedgraph.federated.base import Client  # noqa: E402
 from fedgraph.federated.payload import PayloadError  # noqa: E402
@@ -316,3 +316,37 @@ def test_compact_relations_keeps_only_used_relations():
     assert c.num_relations == 2 and c.relation_names == ["a", "c"]
     assert sorted(set(c.triples("train")[:, 1].tolist())) == [0, 1]
     assert torch.equal(c.triples("train")[:, [0, 2]], t[:, [0, 2]])
+
+
+def test_a_capped_split_is_ranked_on_one_fixed_sample(tmp_path):
+    client = _client(tmp_path, seed=3, max_eval_triples={"train": 4, "test": 50})
+    train = client.graph.triples("train")
+    rows = client.eval_rows["train"]
+    # a sorted sample of 4 distinct rows, drawn from the client's seed
+    assert rows.tolist() == sorted(set(rows.tolist())) and rows.numel() == 4
+    assert torch.equal(rows, _client(tmp_path, seed=3, max_eval_triples={"train": 4})
+                       .eval_rows["train"])  # fmt: skip
+    assert "test" not in client.eval_rows  # a cap above the split's size: all
+    reply = client.evaluate(Payload(config={"split": "train"})).metrics
+    assert (reply["n_triples"], reply["n_split_triples"]) == (4, train.size(0))
+    assert reply["count"] == 8  # head and tail of each sampled triple
+    by_hand = rank_text_triples(
+        client.model, client.tokens, train[rows], filter=client.filter,
+        reranker=client.reranker, batch_size=client.eval_batch_size,
+    )  # fmt: skip
+    both = sum(by_hand.sums[d]["rr"] for d in ("head", "tail"))
+    assert reply["mrr_sum"] == pytest.approx(both)
+    # the same sample at the next evaluation; the test split is ranked whole
+    assert client.evaluate(Payload(config={"split": "train"})).metrics == reply
+    test = client.evaluate(Payload(config={"split": "test"})).metrics
+    assert test["n_triples"] == test["n_split_triples"] == 2
+
+
+@pytest.mark.parametrize(
+    ("caps", "message"),
+    [({"unlearn": 3}, "must be splits of `graph`"),
+     ({"valid": -1}, r"max_eval_triples\['valid'\]` must be non-negative")],
+)  # fmt: skip
+def test_a_bad_evaluation_cap_is_refused(tmp_path, caps, message):
+    with pytest.raises(ValueError, match=message):
+        _client(tmp_path, max_eval_triples=caps)

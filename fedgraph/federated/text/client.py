@@ -23,6 +23,8 @@ from fedgraph.models.text.training import train_bi_encoder_epoch
 LOCAL_EPOCHS = "local-epochs"
 #: Offset of a client's dropout seed from its ``seed``.
 DROPOUT_SEED = 7919
+#: Offset of the seed of a client's evaluation sample (``max_eval_triples``).
+EVAL_SAMPLE_SEED = 104729
 
 
 def _check_arguments(
@@ -34,6 +36,7 @@ def _check_arguments(
     local_epochs: int,
     max_steps: int,
     directions: Sequence[str],
+    max_eval_triples: Mapping[str, int],
 ) -> None:
     r"""A text client's arguments must be in range and fit each other."""
     if lr <= 0:
@@ -57,6 +60,16 @@ def _check_arguments(
     for d in directions:
         if d not in DIRECTIONS:
             raise ValueError(f"`directions` items must be in {DIRECTIONS} (got {d!r})")
+    for split, cap in max_eval_triples.items():
+        if split not in graph.split_names:
+            raise ValueError(
+                f"`max_eval_triples` keys must be splits of `graph` "
+                f"{graph.split_names} (got '{split}')"
+            )
+        if cap < 0:
+            raise ValueError(
+                f"`max_eval_triples['{split}']` must be non-negative (got {cap})"
+            )
 
 
 class FedMKGCClient(Client):
@@ -81,11 +94,13 @@ class FedMKGCClient(Client):
     ranks the true tail and head of each triple of ``config["split"]``
     among all entities of the client's KG, filtered by its train + valid +
     test triples, with the :class:`~fedgraph.eval.GraphReranker` bonus on
-    its training graph (:func:`~fedgraph.eval.rank_text_triples`). Its
+    its training graph (:func:`~fedgraph.eval.rank_text_triples`); a split
+    capped by ``max_eval_triples`` is ranked on a fixed random sample of its
+    triples, the same at every evaluation. Its
     metrics are mergeable: :class:`~fedgraph.eval.LinkPredState` sums
     (``"head/rr"``, …) and the flat ``count``/``mrr_sum``/``hits@k_sum``
     that :func:`~fedgraph.federated.merge_metric_sums` reads, plus
-    ``n_triples``.
+    ``n_triples`` (the triples ranked) and ``n_split_triples`` (the split's).
 
     Args:
         graph (KnowledgeGraph): the client's KG (relation ids
@@ -112,8 +127,13 @@ class FedMKGCClient(Client):
         reset_optimizer (bool, optional): a fresh Adam every :meth:`fit`
             (the received weights replace the local ones); ``False`` keeps
             the moments across rounds. (default: :obj:`True`)
-        seed (int, optional): seeds the batch order and the dropout masks.
-            (default: :obj:`0`)
+        seed (int, optional): seeds the batch order, the dropout masks and
+            the evaluation samples. (default: :obj:`0`)
+        max_eval_triples (Mapping[str, int], optional): split name
+            (e.g. ``"valid"``, ``"test"``) → at most this many of its triples are
+            ranked, a random sample drawn once from ``seed`` (sorted, so in
+            the split's order); ``0`` or a split not named: every triple.
+            (default: :obj:`None`)
     """
 
     def __init__(
@@ -134,9 +154,19 @@ class FedMKGCClient(Client):
         eval_batch_size: int = 256,
         reset_optimizer: bool = True,
         seed: int = 0,
+        max_eval_triples: Mapping[str, int] | None = None,
     ) -> None:
+        caps = dict(max_eval_triples or {})
         _check_arguments(
-            graph, model, tokens, lr, batch_size, local_epochs, max_steps, directions
+            graph,
+            model,
+            tokens,
+            lr,
+            batch_size,
+            local_epochs,
+            max_steps,
+            directions,
+            caps,
         )
         self.graph, self.model, self.tokens = graph, model, tokens
         self.lr = float(lr)
@@ -163,6 +193,14 @@ class FedMKGCClient(Client):
             torch.Generator().manual_seed(int(seed) + DROPOUT_SEED).get_state()
         )
         self.optimizer = self._adam()
+        self.max_eval_triples = {s: int(n) for s, n in caps.items() if n}
+        sampler = torch.Generator().manual_seed(int(seed) + EVAL_SAMPLE_SEED)
+        #: split → the indices of its triples that are ranked (capped splits)
+        self.eval_rows = {
+            s: torch.randperm(graph.triples(s).size(0), generator=sampler)[:n].sort()[0]
+            for s, n in sorted(self.max_eval_triples.items())
+            if graph.triples(s).size(0) > n
+        }
 
     def _adam(self) -> torch.optim.Adam:
         return torch.optim.Adam(self.model.parameters(), lr=self.lr)
@@ -215,7 +253,9 @@ class FedMKGCClient(Client):
             raise ValueError(
                 f"`split` must be one of {self.graph.split_names} (got '{split}')"
             )
-        triples = self.graph.triples(split)
+        split_triples = self.graph.triples(split)
+        rows = self.eval_rows.get(split)
+        triples = split_triples if rows is None else split_triples[rows]
         state = rank_text_triples(
             self.model,
             self.tokens,
@@ -235,7 +275,12 @@ class FedMKGCClient(Client):
         }
         flat.update({f"hits@{k}_sum": both[f"hits@{k}"] for k in state.ks})
         return Payload(
-            metrics={**state.to_dict(), **flat, "n_triples": int(triples.size(0))},
+            metrics={
+                **state.to_dict(),
+                **flat,
+                "n_triples": int(triples.size(0)),
+                "n_split_triples": int(split_triples.size(0)),
+            },
             num_examples=int(triples.size(0)),
         )
 

@@ -63,6 +63,9 @@ class MKGCSettings:
         transliterate (bool): romanise entity texts to ASCII before
             tokenising (:func:`~fedgraph.data.entity_text.transliterate`,
             extra ``transliterate``). (default: False)
+        valid_max_triples, test_max_triples (int): rank at most this many
+            validation / test triples per client, a random sample drawn once
+            from the client's seed; 0: every triple. (default: 0)
     """
 
     lr: float = 5e-5
@@ -79,6 +82,8 @@ class MKGCSettings:
     reset_optimizer: bool = True
     seed: int = 0
     transliterate: bool = False
+    valid_max_triples: int = 0
+    test_max_triples: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -236,6 +241,14 @@ def build_fedmkgc_clients(
             eval_batch_size=settings.eval_batch_size,
             reset_optimizer=settings.reset_optimizer,
             seed=settings.seed * 1009 + c,
+            max_eval_triples={
+                split: n
+                for split, n in (
+                    ("valid", settings.valid_max_triples),
+                    ("test", settings.test_max_triples),
+                )
+                if n
+            },
         )
     return clients
 

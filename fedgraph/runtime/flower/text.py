@@ -61,7 +61,7 @@ KEY_ALIASES = {"num_prefix_tokens": "prefix-tokens"}
 SETTINGS = (
     "lr", "batch_size", "local_epochs", "max_steps", "max_length", "num_prefix_tokens",
     "margin", "temperature", "rerank_alpha", "rerank_hops", "eval_batch_size",
-    "seed",
+    "seed", "valid_max_triples", "test_max_triples",
 )  # fmt: skip
 
 
@@ -88,8 +88,8 @@ class TextRunSettings:
         lr, batch_size, local_epochs, max_steps, max_length, num_prefix_tokens: the
             :class:`~fedgraph.federated.text.setup.MKGCSettings` (key
             ``prefix-tokens`` for ``num_prefix_tokens``).
-        margin, temperature, rerank_alpha, rerank_hops, eval_batch_size, seed:
-            the same.
+        margin, temperature, rerank_alpha, rerank_hops, eval_batch_size, seed,
+            valid_max_triples, test_max_triples: the same.
         out (str): folder for ``results.json``/``server.pt`` (empty: none).
         threads (int): ``torch.set_num_threads`` (``0``: leave it).
         reply_timeout, connect_timeout, num_clients, min_available_nodes: as
@@ -122,6 +122,8 @@ class TextRunSettings:
     rerank_hops: int = 5
     eval_batch_size: int = 256
     seed: int = 0
+    valid_max_triples: int = 0
+    test_max_triples: int = 0
     out: str = ""
     threads: int = 0
     reply_timeout: float = 0.0
@@ -162,7 +164,8 @@ class TextRunSettings:
                     f"(got {getattr(self, KEYS[key])})"
                 )
         for key in ("patience", "max-steps", "rerank-alpha", "rerank-hops", "threads",
-                    "num-clients", "temperature"):  # fmt: skip
+                    "num-clients", "temperature", "valid-max-triples",
+                    "test-max-triples"):  # fmt: skip
             if getattr(self, KEYS[key]) < 0:
                 raise ValueError(
                     f"Run-config key `{key}` must be non-negative "
