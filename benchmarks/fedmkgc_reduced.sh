@@ -32,7 +32,13 @@
 #
 #   TAG=e5-s20r3- ENCODER=e5-small-multilingual PARTNERS="en fr es ja" \
 #       EVERY_LANGUAGE=1 STEPS=20 GREEK_ROUNDS=3 VALID_EVERY=3 PARALLEL=0 \
-#       THREADS=2 sh benchmarks/fedmkgc_reduced.sh
+#       VALID_MAX_TRIPLES=1000 TEST_MAX_TRIPLES=2200 THREADS=2 \
+#       sh benchmarks/fedmkgc_reduced.sh
+#
+# VALID_MAX_TRIPLES / TEST_MAX_TRIPLES rank a fixed random sample of at most
+# that many validation / test triples of each language (--valid-max-triples,
+# --test-max-triples); 2,200 keeps every Greek (1,017) and Japanese (2,162)
+# test triple.
 #
 #   mkdir -p runs && PYTHON=.venv/bin/python \
 #       nohup sh benchmarks/fedmkgc_reduced.sh > runs/fedmkgc-reduced.log 2>&1 &
@@ -55,7 +61,7 @@
 # TRANSLITERATE [0; 1 romanises the titles first, extra transliterate],
 # TAG [none; a prefix of the run and results names, e.g. "e5-" gives
 # RUNS/e5-independent-el and RESULTS/fedmkgc-reduced-e5-independent-el.json],
-# PARTNERS [en], EVERY_LANGUAGE [0], STEPS [46 = one Greek epoch at batch 384], GREEK_ROUNDS [5],
+# PARTNERS [en], EVERY_LANGUAGE [0], VALID_MAX_TRIPLES [0: all], TEST_MAX_TRIPLES [0: all], STEPS [46 = one Greek epoch at batch 384], GREEK_ROUNDS [5],
 # VALID_EVERY [5], IND_VALID_EVERY [VALID_EVERY], BATCH [384], THREADS [1 per run], NICE [10], PARALLEL [1:
 # both runs at once; 0: one after the other], STOP_AFTER [none], PYTHON
 # [python], RESULTS [docs/results].
@@ -71,6 +77,8 @@ TRANSLITERATE=${TRANSLITERATE:-0}
 TAG=${TAG:-}
 PARTNERS=${PARTNERS:-en}
 EVERY_LANGUAGE=${EVERY_LANGUAGE:-0}
+VALID_MAX_TRIPLES=${VALID_MAX_TRIPLES:-0}
+TEST_MAX_TRIPLES=${TEST_MAX_TRIPLES:-0}
 STEPS=${STEPS:-46}
 GREEK_ROUNDS=${GREEK_ROUNDS:-5}
 VALID_EVERY=${VALID_EVERY:-5}
@@ -94,6 +102,8 @@ COMMON="--model text --batch-size $BATCH --max-steps $STEPS --patience 0 \
  --seed 0 --threads $THREADS --quiet"
 [ -n "$ENCODER" ] && COMMON="$COMMON --encoder $ENCODER"
 [ "$TRANSLITERATE" = 1 ] && COMMON="$COMMON --transliterate"
+[ "$VALID_MAX_TRIPLES" != 0 ] && COMMON="$COMMON --valid-max-triples $VALID_MAX_TRIPLES"
+[ "$TEST_MAX_TRIPLES" != 0 ] && COMMON="$COMMON --test-max-triples $TEST_MAX_TRIPLES"
 [ -n "$STOP_AFTER" ] && COMMON="$COMMON --stop-after $STOP_AFTER"
 
 . benchmarks/series.sh

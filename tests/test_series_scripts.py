@@ -111,11 +111,13 @@ def test_fedmkgc_reduced_runs_independent_then_fedmkgc(stub, tmp_path):
 def test_fedmkgc_reduced_every_language_trains_each_alone_too(stub, tmp_path):
     done = _run("fedmkgc_reduced.sh", stub, tmp_path, PARALLEL="0", TAG="s20-",
                 PARTNERS="en fr es ja", EVERY_LANGUAGE="1", STEPS="20",
-                GREEK_ROUNDS="3", VALID_EVERY="3")  # fmt: skip
+                GREEK_ROUNDS="3", VALID_EVERY="3", VALID_MAX_TRIPLES="1000",
+                TEST_MAX_TRIPLES="2200")  # fmt: skip
     assert done.returncode == 0, done.stderr
     runs = tmp_path / "runs"
     common = ("--model text --batch-size 384 --max-steps 20 --patience 0 --seed 0 "
-              "--threads 1 --quiet")  # fmt: skip
+              "--threads 1 --quiet --valid-max-triples 1000 "
+              "--test-max-triples 2200")  # fmt: skip
     # Independent: 3 rounds, each language at most 20 steps a round; FedMKGC:
     # 3 cycles of one round per language, so Greek trains 3 x 20 steps in both
     assert _calls(tmp_path) == [
