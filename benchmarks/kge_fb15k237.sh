@@ -27,10 +27,19 @@
 # scripts/scrub_results.py). Each run holds RUNS/NAME.lock (flock) while it
 # trains, and every command is appended to RUNS/commands.txt.
 #
+# With ALGORITHM=fede or independent and DATA a federated folder (FedLU's
+# R3), the same recipe trains federated clients or each client alone: every
+# client takes one epoch a round (--local-epochs 1), so EPOCHS rounds give
+# each client EPOCHS epochs in both. TAG prefixes the runs' and results'
+# names:
+#
+#   TAG=r3-fede- ALGORITHM=fede DATA=../shared/datasets/fedlu-fb15k-237/R3 \
+#       EPOCHS=10 EVAL_EVERY=1 sh benchmarks/kge_fb15k237.sh complex-n3
+#
 # Settings (environment; defaults in brackets): RUNS [runs/kge-fb15k237],
-# DATA [fb15k-237, read under FEDGRAPH_DATA], DIM [200], EPOCHS [30],
-# EVAL_EVERY [2], THREADS [2], NICE [10], PYTHON [python],
-# RESULTS [docs/results].
+# DATA [fb15k-237, read under FEDGRAPH_DATA], ALGORITHM [centralized],
+# TAG [none], DIM [200], EPOCHS [30], EVAL_EVERY [2], THREADS [2], NICE [10],
+# PYTHON [python], RESULTS [docs/results].
 #
 # Edit this file only by writing a new copy and renaming it over the old one:
 # sh reads a script as it runs it.
@@ -38,6 +47,8 @@ set -u
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-runs/kge-fb15k237}
 DATA=${DATA:-fb15k-237}
+ALGORITHM=${ALGORITHM:-centralized}
+TAG=${TAG:-}
 DIM=${DIM:-200}
 EPOCHS=${EPOCHS:-30}
 EVAL_EVERY=${EVAL_EVERY:-2}
@@ -54,12 +65,16 @@ mkdir -p "$RUNS" "$RESULTS"
 
 . benchmarks/series.sh
 
+local_epochs=""
+[ "$ALGORITHM" = centralized ] || local_epochs="--local-epochs 1"
+
 train() {  # NAME RECIPE
+    name="$TAG$1-d$DIM-e$EPOCHS"
     # shellcheck disable=SC2086
-    series_run "$1-d$DIM-e$EPOCHS" kge-fb15k237- $PYTHON -m fedgraph.cli.main \
-        train $DATA --algorithm centralized --recipe "$2" --dim $DIM \
-        --rounds $EPOCHS --eval-every $EVAL_EVERY --patience 0 --seed 0 \
-        --threads $THREADS --quiet --out "$RUNS/$1-d$DIM-e$EPOCHS" --resume
+    series_run "$name" kge-fb15k237- $PYTHON -m fedgraph.cli.main \
+        train $DATA --algorithm $ALGORITHM --recipe "$2" --dim $DIM \
+        --rounds $EPOCHS $local_epochs --eval-every $EVAL_EVERY --patience 0 \
+        --seed 0 --threads $THREADS --quiet --out "$RUNS/$name" --resume
 }
 
 failed=0

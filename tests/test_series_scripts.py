@@ -128,3 +128,19 @@ def test_fedmkgc_reduced_every_language_trains_each_alone_too(stub, tmp_path):
         f"en fr es ja el --rounds 15 --eval-every 15 {common} "
         f"--out {runs}/s20-fedmkgc-en-fr-es-ja-el --resume",
     ]
+
+
+def test_kge_fb15k237_trains_federated_clients_one_epoch_a_round(stub, tmp_path):
+    done = _run("kge_fb15k237.sh", stub, tmp_path, "complex-n3", TAG="r3-fede-",
+                ALGORITHM="fede", DATA="some/R3", EPOCHS="10",
+                EVAL_EVERY="1")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    runs = tmp_path / "runs"
+    assert _calls(tmp_path) == [
+        "-m fedgraph.cli.main train some/R3 --algorithm fede --recipe "
+        "complex-n3-fb15k-237 --dim 200 --rounds 10 --local-epochs 1 --eval-every 1 "
+        f"--patience 0 --seed 0 --threads 2 --quiet "
+        f"--out {runs}/r3-fede-complex-n3-d200-e10 --resume"
+    ]
+    copied = tmp_path / "results" / "kge-fb15k237-r3-fede-complex-n3-d200-e10.json"
+    assert copied.is_file()
