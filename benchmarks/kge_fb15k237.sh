@@ -33,7 +33,7 @@
 # each client EPOCHS epochs in both. TAG prefixes the runs' and results'
 # names:
 #
-#   TAG=r3-fede- ALGORITHM=fede DATA=../shared/datasets/fedlu-fb15k-237/R3 \
+#   TAG=r3-fede- ALGORITHM=fede DATA=fedlu-fb15k-237-r3 \
 #       EPOCHS=10 EVAL_EVERY=1 sh benchmarks/kge_fb15k237.sh complex-n3
 #
 # Settings (environment; defaults in brackets): RUNS [runs/kge-fb15k237],
