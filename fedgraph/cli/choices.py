@@ -32,6 +32,9 @@ REGIME_LOSSES = source_constant("fedgraph.training.regimes.base", "ALL_ENTITY_LO
 #: :data:`fedgraph.training.regimes.regularizers.regularizers`
 #: (``--regularizer``), read from source
 REGULARIZERS = ("none", *component_names("regularizer"))
+#: :data:`fedgraph.training.optimizers.OPTIMIZERS` (``--optimizer``; the
+#: first is the default)
+OPTIMIZERS = source_constant("fedgraph.training.optimizers", "OPTIMIZERS")
 #: :data:`fedgraph.runtime.loop.SELECTIONS`
 SELECTIONS = source_constant("fedgraph.runtime.loop", "SELECTIONS")
 #: :data:`fedgraph.runtime.batched.LOCAL_TRAINING`
@@ -67,6 +70,7 @@ __all__ = [
     "REGIMES",
     "REGIME_LOSSES",
     "REGULARIZERS",
+    "OPTIMIZERS",
     "SELECTIONS",
     "LOCAL_TRAINING",
     "SAMPLE_ON",

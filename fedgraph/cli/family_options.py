@@ -32,6 +32,7 @@ PRIVACY = (
 
 _KGE_ONLY = (
     "model_kwargs",
+    "optimizer",
     "num_negatives",
     "selection",
     "proximal_mu",

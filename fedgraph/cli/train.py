@@ -24,6 +24,7 @@ from fedgraph.cli.choices import (
     KGE_MODELS,
     LOCAL_TRAINING,
     MODELS_SCORED,
+    OPTIMIZERS,
     SAMPLE_ON,
     SAMPLERS,
     SELECTIONS,
@@ -215,7 +216,14 @@ def _add_training(g: dict[str, Any]) -> None:
         "--lr",
         type=real(0.0),
         default=None,
-        help="learning rate, Adam (default: 1e-4; R-GCN: SGD 0.1; text: 5e-5)",
+        help="learning rate (default: 1e-4, KGE with --optimizer; R-GCN: SGD 0.1; "
+        "text: Adam 5e-5)",
+    )
+    g["model"].add_argument(
+        "--optimizer",
+        choices=OPTIMIZERS,
+        default=OPTIMIZERS[0],
+        help=f"KGE: the optimiser of every model (default: {OPTIMIZERS[0]})",
     )
     g["model"].add_argument(
         "--gamma",
@@ -743,6 +751,7 @@ def kge_settings(args: argparse.Namespace, evaluate_with: str) -> Any:
         dim=args.dim,
         gamma=args.gamma,
         lr=args.lr,
+        optimizer=args.optimizer,
         batch_size=args.batch_size,
         num_negatives=args.num_negatives,
         local_epochs=args.local_epochs,

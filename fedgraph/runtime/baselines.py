@@ -299,6 +299,7 @@ def _trainer_settings(
     return {
         "loss": repr(t0.loss),
         "lr": t0.optimizer.param_groups[0]["lr"],
+        "optimizer": t0.optimizer_name,
         "batch_size": t0.batch_size,
         "sampler": repr(t0.sampler),
         "regime": {"name": t0.regime.name, **t0.regime.settings()},

@@ -50,6 +50,13 @@ def check_batchable(clients: Mapping[int, Client]) -> None:
                 f"host; client {c} draws on the device (use sample_on='host' or "
                 "'sequential')"
             )
+        name = getattr(cl, "optimizer_name", "adam")
+        if name != "adam":
+            raise ValueError(
+                "`local_training='batched'` steps every client's model with one "
+                f"torch.optim.Adam; client {c} trains with {name} (use "
+                "'sequential')"
+            )
         sampler = getattr(cl, "sampler", None)
         if sampler is not None and not isinstance(sampler, UniformNegativeSampler):
             raise ValueError(

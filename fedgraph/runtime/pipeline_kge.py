@@ -264,6 +264,7 @@ def run_kge_baseline(
         modes=corruption_modes(corrupt),
         subsampling=subsampling,
         lr=s.lr,
+        optimizer=s.optimizer,
         batch_size=s.batch_size,
         num_negatives=s.num_negatives,
         eval_every=loop.eval_every,

@@ -31,6 +31,11 @@ from fedgraph.models.samplers import (
     subsampling_weights,
 )
 from fedgraph.progress import advance, progress_bar, say, step_line
+from fedgraph.training.optimizers import (
+    DEFAULT_OPTIMIZER,
+    build_optimizer,
+    check_optimizer,
+)
 from fedgraph.training.regimes import (
     NegativeSampling,
     StepContext,
@@ -253,7 +258,10 @@ class KGETrainer:
             ``"test"``.
         loss (fedgraph.models.KGELoss or str, optional): (default: ``"sigmoid-ns"``,
             FedLU Eq. 7)
-        lr (float, optional): Adam learning rate. (default: 1e-4)
+        lr (float, optional): the optimiser's learning rate. (default: 1e-4)
+        optimizer (str, optional): ``"adam"``, ``"adagrad"`` or ``"sgd"``
+            (:func:`~fedgraph.training.optimizers.build_optimizer`).
+            (default: ``"adam"``)
         batch_size (int, optional): (default: 1024)
         num_negatives (int, optional): (default: 256)
         shared_negatives (bool, optional): one negative set per batch.
@@ -324,6 +332,7 @@ class KGETrainer:
         *,
         loss: KGELoss | str = "sigmoid-ns",
         lr: float = 1e-4,
+        optimizer: str = DEFAULT_OPTIMIZER,
         batch_size: int = 1024,
         num_negatives: int = 256,
         shared_negatives: bool = True,
@@ -368,7 +377,8 @@ class KGETrainer:
         self.checkpoint = Path(checkpoint) if checkpoint is not None else None
         self._prepare(subsampling)
         self._use_sampler(sampler, sampler_kwargs, num_negatives, shared_negatives)
-        self.optimizer = torch.optim.Adam(model.parameters(), lr=lr, fused=True)
+        self.optimizer_name = check_optimizer(optimizer)
+        self.optimizer = build_optimizer(optimizer, model.parameters(), lr)
         self.generator = torch.Generator().manual_seed(self.seed)
         self.samples = SampleSource(sample_on, self.device, self.seed)
         self.epoch, self.best_mrr, self.bad, self.best_epoch = 0, -1.0, 0, 0

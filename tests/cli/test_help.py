@@ -60,6 +60,7 @@ def test_cli_choices_are_the_registries():
     from fedgraph.runtime.batched import LOCAL_TRAINING
     from fedgraph.runtime.loop import SELECTIONS
     from fedgraph.runtime.trained import CHECKPOINTS
+    from fedgraph.training.optimizers import DEFAULT_OPTIMIZER, OPTIMIZERS
     from fedgraph.training.sample_on import SAMPLE_ON
 
     assert choices.KGE_ALGORITHMS == tuple(sorted(kge_algorithms()))
@@ -73,6 +74,7 @@ def test_cli_choices_are_the_registries():
     assert choices.EVAL_PROTOCOLS == tuple(sorted(protocols))
     assert choices.MODELS_SCORED == MODELS_SCORED
     assert choices.CHECKPOINTS == CHECKPOINTS
+    assert choices.OPTIMIZERS == OPTIMIZERS and OPTIMIZERS[0] == DEFAULT_OPTIMIZER
 
 
 def test_evaluate_with_and_checkpoint_offer_the_librarys_values(capsys):

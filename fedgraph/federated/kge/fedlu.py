@@ -20,6 +20,7 @@ from fedgraph.federated.payload import Payload, Scalar
 from fedgraph.models.kge import KGEModel
 from fedgraph.training.mutual import mutual_epochs
 from fedgraph.training.mutual_regime import mutual_regime_epochs
+from fedgraph.training.optimizers import build_optimizer
 from fedgraph.training.regimes import AllEntityRegime, NegativeSampling
 
 #: config key: the distillation weight sent by the server (both directions,
@@ -335,12 +336,12 @@ class FedLUClient(KGEClient):
         )
 
     def _global_optimizer(self) -> torch.optim.Optimizer:
-        # fused, as the local one (KGEClient._adam); older runs used the
+        # the local model's optimiser (``optimizer``); older runs used Adam's
         # default kernel here (same update rule, float rounding aside)
         params = list(self.global_model.entity_embedding.parameters())
         if self.own_relations:
             params += list(self.global_model.relation_embedding.parameters())
-        return torch.optim.Adam(params, lr=self.lr, fused=True)
+        return build_optimizer(self.optimizer_name, params, self.lr)
 
     @property
     def global_table(self) -> Tensor:

@@ -147,7 +147,7 @@ class FedRClient(KGEClient):
             with torch.no_grad():
                 w[idx.to(w.device)] = payload.arrays[RELATION].to(w.device, w.dtype)
         if self.reset_optimizer:
-            self.optimizer = self._adam()
+            self.optimizer = self._new_optimizer()
         mean_loss = self._train_local()
         return Payload(
             arrays={RELATION: cpu_copy(self.model.relation_embedding.weight)},

@@ -77,7 +77,7 @@ class FedSClient(KGEClient):
     def fit(self, payload: Payload) -> Payload:
         self._receive(payload)
         if self.reset_optimizer:
-            self.optimizer = self._adam()
+            self.optimizer = self._new_optimizer()
         mean_loss = self._train_local()
         assert self.shared_index is not None and self.history is not None
         current = self.table.detach()[self.shared_index].clone()

@@ -30,6 +30,7 @@ from fedgraph.federated.kge.fede import FedE
 from fedgraph.models.kge import models, resolve_model
 from fedgraph.models.memory import check_kge_memory
 from fedgraph.models.samplers import samplers
+from fedgraph.training.optimizers import DEFAULT_OPTIMIZER, check_optimizer
 from fedgraph.training.regimes import resolve_regime
 from fedgraph.training.sample_on import check_sample_on
 
@@ -45,7 +46,10 @@ class KGESettings:
             each checked against its constructor. (default: ``{}``)
         dim (int): embedding dimension. (default: 256)
         gamma (float): margin (FedLU's code forces 9 for TransE/RotatE).
-        lr (float): Adam learning rate. (default: 1e-4)
+        lr (float): the optimiser's learning rate. (default: 1e-4)
+        optimizer (str): ``"adam"``, ``"adagrad"`` or ``"sgd"``
+            (:func:`~fedgraph.training.optimizers.build_optimizer`).
+            (default: ``"adam"``)
         batch_size (int): (default: 1024)
         num_negatives (int): (default: 256)
         local_epochs (int): (default: 3)
@@ -86,6 +90,7 @@ class KGESettings:
     dim: int = 256
     gamma: float = 9.0
     lr: float = 1e-4
+    optimizer: str = DEFAULT_OPTIMIZER
     batch_size: int = 1024
     num_negatives: int = 256
     local_epochs: int = 3
@@ -106,6 +111,7 @@ class KGESettings:
 
     def __post_init__(self) -> None:
         check_sample_on(self.sample_on)
+        self.optimizer = check_optimizer(self.optimizer)
         try:
             models.resolve_class(self.model)
         except ValueError as exc:
@@ -143,6 +149,7 @@ def build_clients(
             model,
             loss=s.loss,
             lr=s.lr,
+            optimizer=s.optimizer,
             batch_size=s.batch_size,
             num_negatives=s.num_negatives,
             local_epochs=s.local_epochs,
