@@ -88,8 +88,8 @@ class TextRunSettings:
         lr, batch_size, local_epochs, max_steps, max_length, num_prefix_tokens: the
             :class:`~fedgraph.federated.text.setup.MKGCSettings` (key
             ``prefix-tokens`` for ``num_prefix_tokens``).
-        margin, temperature, rerank_alpha, rerank_hops, eval_batch_size, seed,
-            valid_max_triples, test_max_triples: the same.
+        margin, temperature, rerank_alpha, rerank_hops, eval_batch_size: the same.
+        seed, valid_max_triples, test_max_triples: the same.
         out (str): folder for ``results.json``/``server.pt`` (empty: none).
         threads (int): ``torch.set_num_threads`` (``0``: leave it).
         reply_timeout, connect_timeout, num_clients, min_available_nodes: as
