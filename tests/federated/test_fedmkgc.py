@@ -350,3 +350,41 @@ def test_a_capped_split_is_ranked_on_one_fixed_sample(tmp_path):
 def test_a_bad_evaluation_cap_is_refused(tmp_path, caps, message):
     with pytest.raises(ValueError, match=message):
         _client(tmp_path, max_eval_triples=caps)
+
+
+def test_entity_texts_are_encoded_again_only_when_the_model_changed(
+    tmp_path, monkeypatch
+):
+    import fedgraph.federated.text.client as client_module
+
+    calls = []
+    real = client_module.encode_all_entities
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(client_module, "encode_all_entities", counting)
+    client = _client(tmp_path)
+    other = _client(tmp_path, seed=5)
+    valid = client.evaluate(Payload(config={"split": "valid"})).metrics
+    test = client.evaluate(Payload(config={"split": "test"})).metrics
+    assert len(calls) == 1  # the test reused the validation's embeddings
+    # the cached embeddings rank exactly as freshly encoded ones
+    fresh = _client(tmp_path)
+    monkeypatch.setattr(client_module, "encode_all_entities", real)
+    assert fresh.evaluate(Payload(config={"split": "test"})).metrics == test
+    monkeypatch.setattr(client_module, "encode_all_entities", counting)
+    # the same weights received again: still cached
+    same = Payload(arrays=client.model.shared_arrays(), config={"split": "valid"})
+    assert client.evaluate(same).metrics == valid and len(calls) == 1
+    # other weights received, training, a loaded state: encoded again
+    moved = {k: v + 0.01 for k, v in client.model.shared_arrays().items()}
+    client.evaluate(Payload(arrays=moved, config={"split": "valid"}))
+    assert len(calls) == 2
+    client.fit(Payload(config={"local-epochs": 1}))
+    client.evaluate(Payload(config={"split": "valid"}))
+    assert len(calls) == 3
+    client.load_state_dict(other.state_dict())
+    client.evaluate(Payload(config={"split": "valid"}))
+    assert len(calls) == 4

@@ -11,10 +11,10 @@ from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.graph_rerank import GraphReranker
 from fedgraph.eval.metrics import DIRECTIONS
 from fedgraph.eval.ranking import TripleFilter
-from fedgraph.eval.text_ranking import rank_text_triples
+from fedgraph.eval.text_ranking import encode_all_entities, rank_text_triples
 from fedgraph.federated.base import Client
 from fedgraph.federated.payload import Payload, PayloadError
-from fedgraph.models.text.bi_encoder import BiEncoder, add_inverse_triples
+from fedgraph.models.text.bi_encoder import ENCODER, BiEncoder, add_inverse_triples
 from fedgraph.models.text.loss import InfoNCELoss
 from fedgraph.models.text.tokens import EntityTokens
 from fedgraph.models.text.training import train_bi_encoder_epoch
@@ -96,7 +96,10 @@ class FedMKGCClient(Client):
     test triples, with the :class:`~fedgraph.eval.GraphReranker` bonus on
     its training graph (:func:`~fedgraph.eval.rank_text_triples`); a split
     capped by ``max_eval_triples`` is ranked on a fixed random sample of its
-    triples, the same at every evaluation. Its
+    triples, the same at every evaluation. The entity embeddings are kept
+    between evaluations while the language model is unchanged (no training,
+    no different weights received or loaded since), so a test right after a
+    validation encodes no entity text again. Its
     metrics are mergeable: :class:`~fedgraph.eval.LinkPredState` sums
     (``"head/rr"``, …) and the flat ``count``/``mrr_sum``/``hits@k_sum``
     that :func:`~fedgraph.federated.merge_metric_sums` reads, plus
@@ -193,6 +196,10 @@ class FedMKGCClient(Client):
             torch.Generator().manual_seed(int(seed) + DROPOUT_SEED).get_state()
         )
         self.optimizer = self._adam()
+        # (language-model version, its entity embeddings): the version moves
+        # whenever the language model may have changed
+        self._lm_version = 0
+        self._entity_cache: tuple[int, torch.Tensor] | None = None
         self.max_eval_triples = {s: int(n) for s, n in caps.items() if n}
         sampler = torch.Generator().manual_seed(int(seed) + EVAL_SAMPLE_SEED)
         #: split → the indices of its triples that are ranked (capped splits)
@@ -208,15 +215,39 @@ class FedMKGCClient(Client):
     def _load(self, payload: Payload) -> None:
         if not payload.arrays:
             return
+        if self._holds(payload.arrays):  # e.g. the global model sent again
+            return
         try:
             self.model.load_shared_arrays(payload.arrays)
         except (KeyError, ValueError) as err:
             raise PayloadError(f"{self.graph.name or 'client'}: {err}") from err
+        self._lm_version += 1
+
+    def _holds(self, arrays: Mapping[str, torch.Tensor]) -> bool:
+        r"""Whether the language model's parameters equal ``arrays`` (the
+        same keys, shapes and values)."""
+        params = {ENCODER + k: p for k, p in self.model.encoder.named_parameters()}
+        return params.keys() == arrays.keys() and all(
+            p.shape == arrays[k].shape and torch.equal(p.detach(), arrays[k].to(p))
+            for k, p in params.items()
+        )
+
+    def _entity_embeddings(self) -> torch.Tensor:
+        r"""Every entity's embedding under the current language model,
+        encoded again only when the model may have changed."""
+        cached = self._entity_cache
+        if cached is None or cached[0] != self._lm_version:
+            emb = encode_all_entities(
+                self.model, self.tokens, batch_size=self.eval_batch_size
+            )
+            cached = self._entity_cache = (self._lm_version, emb)
+        return cached[1]
 
     # ---------------------------------------------------------------- API
     def fit(self, payload: Payload) -> Payload:
         self._load(payload)
         epochs = int(payload.config.get(LOCAL_EPOCHS, self.local_epochs))
+        self._lm_version += 1  # trained below
         if self.reset_optimizer:
             self.optimizer = self._adam()
         total, steps = 0.0, 0
@@ -264,6 +295,7 @@ class FedMKGCClient(Client):
             reranker=self.reranker,
             directions=self.directions,
             batch_size=self.eval_batch_size,
+            entity_embeddings=self._entity_embeddings(),
         )
         both = {
             k: sum(state.sums[d][k] for d in DIRECTIONS) for k in state.sums["tail"]
@@ -294,6 +326,7 @@ class FedMKGCClient(Client):
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         self.model.load_state_dict(state["model"])
+        self._lm_version += 1
         self.optimizer = self._adam()
         self.optimizer.load_state_dict(state["optimizer"])
         self.generator.set_state(state["generator"])
