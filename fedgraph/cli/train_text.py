@@ -86,6 +86,11 @@ def add_text_arguments(p: argparse.ArgumentParser) -> None:
         default=5,
         help="text: re-ranking neighbourhood k (default: 5)",
     )
+    _add_evaluation_arguments(g)
+
+
+def _add_evaluation_arguments(g: argparse._ArgumentGroup) -> None:
+    r"""The text family's evaluation options: samples and batch size."""
     for split, what in (("valid", "validation"), ("test", "test")):
         g.add_argument(
             f"--{split}-max-triples",

@@ -30,6 +30,15 @@ from fedgraph.training.regimes import TrainingData, TrainingRegime, resolve_regi
 from fedgraph.training.sample_on import SampleSource
 
 
+def _shard_filter(shard: KGShard, model: KGEModel) -> TripleFilter:
+    r"""The filter of a client's ranking: the shard's train, valid and test
+    triples (those it has), over ``model``'s entities and relations."""
+    splits = [s for s in ("train", "valid", "test") if s in shard.graph.split_names]
+    return TripleFilter(
+        shard.graph.all_triples(splits), model.num_entities, model.num_relations
+    )
+
+
 class KGEClient(Client):
     r"""A client that trains a KGE model on its own shard.
 
@@ -154,14 +163,7 @@ class KGEClient(Client):
         self.train_triples = shard.graph.triples("train")
         self.weights = subsampling_weights(self.train_triples) if subsampling else None
         self._use_sampler(sampler, sampler_kwargs, num_negatives, shared_negatives)
-        filter_splits = [
-            s for s in ("train", "valid", "test") if s in shard.graph.split_names
-        ]
-        self.filter = TripleFilter(
-            shard.graph.all_triples(filter_splits),
-            model.num_entities,
-            model.num_relations,
-        ).to(self.device)
+        self.filter = _shard_filter(shard, model).to(self.device)
         host_seed = int(seed) * 7919 + self.client_id
         self.generator = torch.Generator().manual_seed(host_seed)
         #: where the samples are drawn (``sample_on``)

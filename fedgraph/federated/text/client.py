@@ -196,17 +196,24 @@ class FedMKGCClient(Client):
             torch.Generator().manual_seed(int(seed) + DROPOUT_SEED).get_state()
         )
         self.optimizer = self._adam()
+        self._use_evaluation(caps, int(seed))
+
+    def _use_evaluation(self, caps: Mapping[str, int], seed: int) -> None:
+        r"""The evaluation samples of the capped splits and an empty entity
+        embedding cache."""
         # (language-model version, its entity embeddings): the version moves
         # whenever the language model may have changed
         self._lm_version = 0
         self._entity_cache: tuple[int, torch.Tensor] | None = None
         self.max_eval_triples = {s: int(n) for s, n in caps.items() if n}
-        sampler = torch.Generator().manual_seed(int(seed) + EVAL_SAMPLE_SEED)
+        sampler = torch.Generator().manual_seed(seed + EVAL_SAMPLE_SEED)
         #: split → the indices of its triples that are ranked (capped splits)
         self.eval_rows = {
-            s: torch.randperm(graph.triples(s).size(0), generator=sampler)[:n].sort()[0]
+            s: torch.randperm(self.graph.triples(s).size(0), generator=sampler)[
+                :n
+            ].sort()[0]
             for s, n in sorted(self.max_eval_triples.items())
-            if graph.triples(s).size(0) > n
+            if self.graph.triples(s).size(0) > n
         }
 
     def _adam(self) -> torch.optim.Adam:
