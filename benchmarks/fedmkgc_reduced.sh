@@ -61,10 +61,11 @@
 # TRANSLITERATE [0; 1 romanises the titles first, extra transliterate],
 # TAG [none; a prefix of the run and results names, e.g. "e5-" gives
 # RUNS/e5-independent-el and RESULTS/fedmkgc-reduced-e5-independent-el.json],
-# PARTNERS [en], EVERY_LANGUAGE [0], VALID_MAX_TRIPLES [0: all], TEST_MAX_TRIPLES [0: all], STEPS [46 = one Greek epoch at batch 384], GREEK_ROUNDS [5],
-# VALID_EVERY [5], IND_VALID_EVERY [VALID_EVERY], BATCH [384], THREADS [1 per run], NICE [10], PARALLEL [1:
-# both runs at once; 0: one after the other], STOP_AFTER [none], PYTHON
-# [python], RESULTS [docs/results].
+# PARTNERS [en], EVERY_LANGUAGE [0], VALID_MAX_TRIPLES [0: all],
+# TEST_MAX_TRIPLES [0: all], STEPS [46 = one Greek epoch at batch 384],
+# GREEK_ROUNDS [5], VALID_EVERY [5], IND_VALID_EVERY [VALID_EVERY], BATCH [384],
+# THREADS [1 per run], NICE [10], PARALLEL [1: both runs at once; 0: one after
+# the other], STOP_AFTER [none], PYTHON [python], RESULTS [docs/results].
 #
 # Edit this file only by writing a new copy and renaming it over the old one:
 # sh reads a script as it runs it.

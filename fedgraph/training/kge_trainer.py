@@ -378,7 +378,7 @@ class KGETrainer:
         self._prepare(subsampling)
         self._use_sampler(sampler, sampler_kwargs, num_negatives, shared_negatives)
         self.optimizer_name = check_optimizer(optimizer)
-        self.optimizer = build_optimizer(optimizer, model.parameters(), lr)
+        self.optimizer = build_optimizer(self.optimizer_name, model.parameters(), lr)
         self.generator = torch.Generator().manual_seed(self.seed)
         self.samples = SampleSource(sample_on, self.device, self.seed)
         self.epoch, self.best_mrr, self.bad, self.best_epoch = 0, -1.0, 0, 0

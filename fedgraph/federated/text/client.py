@@ -208,13 +208,12 @@ class FedMKGCClient(Client):
         self.max_eval_triples = {s: int(n) for s, n in caps.items() if n}
         sampler = torch.Generator().manual_seed(seed + EVAL_SAMPLE_SEED)
         #: split → the indices of its triples that are ranked (capped splits)
-        self.eval_rows = {
-            s: torch.randperm(self.graph.triples(s).size(0), generator=sampler)[
-                :n
-            ].sort()[0]
-            for s, n in sorted(self.max_eval_triples.items())
-            if self.graph.triples(s).size(0) > n
-        }
+        self.eval_rows: dict[str, torch.Tensor] = {}
+        for s, n in sorted(self.max_eval_triples.items()):
+            size = self.graph.triples(s).size(0)
+            if size > n:
+                drawn = torch.randperm(size, generator=sampler)[:n]
+                self.eval_rows[s] = drawn.sort().values
 
     def _adam(self) -> torch.optim.Adam:
         return torch.optim.Adam(self.model.parameters(), lr=self.lr)
