@@ -1,7 +1,7 @@
 #!/bin/sh
 # FedMKGC against Independent on DBP-5L's Greek KG, reduced to fit a 2-core
-# CPU in about 2-2.3 hours with both cores free (the reduction is stated in docs/fedmkgc.md,
-# "A reduced protocol for a CPU"):
+# CPU in about 2-2.3 hours with both cores free (the reduction against the
+# paper's protocol is one table of docs/papers/fedmkgc.md):
 #
 #   independent-el    Greek alone: GREEK_ROUNDS rounds of at most STEPS Adam
 #                     steps (batch BATCH), validation every IND_VALID_EVERY

@@ -26,6 +26,26 @@ ENCODERS = (
     ("e5-", "multilingual-e5-small"),
 )
 
+#: the five DBP-5L languages in the paper's table order, with their names.
+LANGUAGES = (
+    ("el", "Greek"),
+    ("ja", "Japanese"),
+    ("fr", "French"),
+    ("es", "Spanish"),
+    ("en", "English"),
+)
+
+#: the script's ``TAG`` of each encoder's five-language runs (``PARTNERS="en
+#: fr es ja" EVERY_LANGUAGE=1 STEPS=20 GREEK_ROUNDS=3``: 3 rounds of at most
+#: 20 steps per language), and the encoder's label.
+FIVE_ENCODERS = (
+    ("s20r3-", "MiniLM"),
+    ("translit-s20r3-", "MiniLM + romanised titles"),
+    ("e5-s20r3-", "multilingual-e5-small"),
+)
+#: the language order of the five-language runs (FedMKGC's cycle).
+FIVE = "en-fr-es-ja-el"
+
 RULE = "Greek test MRR (%) of FedMKGC above Greek alone's."
 
 
@@ -253,11 +273,72 @@ def _greek_mrr(results: Path, encoder: tuple[str, str]) -> dict[str, float]:
     return mrr
 
 
+def five_language_runs(results: Path) -> list[tuple[str, str, dict[str, Any]]]:
+    r"""``(row label, file name, results)`` of the five-language runs with
+    results files, per encoder of :data:`FIVE_ENCODERS`: Independent (each
+    language alone), then FedMKGC (sequential over the five)."""
+    out = []
+    for tag, encoder in FIVE_ENCODERS:
+        for algorithm, label in (
+            ("independent", "Independent, alone"),
+            ("fedmkgc", "FedMKGC, sequential " + FIVE.replace("-", " → ")),
+        ):
+            name = f"{MKGC_REDUCED}{tag}{algorithm}-{FIVE}.json"
+            doc = load_json(results / name)
+            if doc is not None:
+                out.append((f"{encoder}: {label}", name, doc))
+    return out
+
+
+def _language_row(label: str, name: str, doc: dict[str, Any], lang: str) -> str | None:
+    k = _client_of(doc, lang)
+    clients = {c["client"]: c for c in doc.get("clients", [])}
+    if k is None or k not in clients:
+        return None
+    m = clients[k]
+    ranked, of = int(m.get("n_test", 0)), int(m.get("n_split_triples", 0))
+    triples = f"{ranked:,}" + (f" of {of:,}" if of and of != ranked else "")
+    best = int(doc.get("best_round", doc.get("rounds", 0)))
+    return (
+        f"| | {label} | {100 * m['hits@1']:.2f} | {100 * m['hits@10']:.2f} | "
+        f"{100 * m['mrr']:.2f} | {triples} | {best} of {doc.get('rounds')} | "
+        f"{results_link(name)} |"
+    )
+
+
+def fedmkgc_languages_table(results: Path) -> str:
+    r"""Markdown: per DBP-5L language, the paper's FedMKGC (translated
+    titles), FedMKGC_OL (titles in their own language) and SimKGC alone
+    beside each encoder's five-language runs: test Hits@1, Hits@10 and MRR
+    (%), the test triples ranked (of the split's) and the round tested."""
+    published = published_table("fedmkgc", "languages")
+    runs = five_language_runs(results)
+    lines = [
+        "| language | model | Hits@1 | Hits@10 | MRR | test triples | "
+        "tested round | results file |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for lang, language in LANGUAGES:
+        for i, (label, (h1, h10, mrr)) in enumerate(published[lang].items()):
+            first = f" {language} ({lang}) " if i == 0 else " "
+            lines.append(
+                f"|{first}| {label} | {h1:.1f} | {h10:.1f} | {mrr:.1f} | | | |"
+            )
+        rows = (_language_row(*run, lang) for run in runs)
+        lines += [row for row in rows if row is not None]
+    return "\n".join(lines)
+
+
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "fedmkgc-slice": fedmkgc_table,
     "fedmkgc-reduced": fedmkgc_reduced_table,
     "fedmkgc-reduced-curves": fedmkgc_reduced_curves,
     "fedmkgc-reduced-losses": fedmkgc_reduced_losses,
+    "fedmkgc-languages": fedmkgc_languages_table,
+    "fedmkgc-languages-commands": lambda r: (
+        commands_list(r, [name for _, name, _ in five_language_runs(r)])
+        or "Not run yet: the five-language command of benchmarks/fedmkgc_reduced.sh."
+    ),
     "fedmkgc-reduced-commands": lambda r: commands_list(
         r, [name for _, name, _ in reduced_runs(r)]
     ),

@@ -14,6 +14,7 @@ import pytest
 from generator import files
 from generator.curves import comm_curve
 from generator.fedmkgc import (
+    fedmkgc_languages_table,
     fedmkgc_reduced_curves,
     fedmkgc_reduced_losses,
     fedmkgc_reduced_table,
@@ -244,6 +245,53 @@ def test_fedmkgc_reduced_table_counts_greek_steps_at_the_tested_round(tmp_path):
     assert mkgc_client_steps(fed, 1, 1) == 0
     # no results files: the published rows only
     assert len(fedmkgc_reduced_table(tmp_path / "none").splitlines()) == 5
+
+
+def test_fedmkgc_languages_table_puts_each_language_beside_the_paper(tmp_path):
+    langs = ["en", "fr", "es", "ja", "el"]
+    ind = _text_run("independent", langs, 3, 3, [3], [0.1])
+    fed = _text_run("fedmkgc", langs, 15, 15, [15], [0.1])
+    for doc, mrr in ((ind, 0.25), (fed, 0.5)):
+        for c in doc["clients"]:
+            c["mrr"] = mrr + 0.01 * c["client"]
+            c["n_split_triples"] = 4000 if langs[c["client"]] == "en" else c["n_test"]
+    doc_names = (("e5-s20r3-independent", ind), ("e5-s20r3-fedmkgc", fed))
+    for name, doc in doc_names:
+        path = tmp_path / f"fedmkgc-reduced-{name}-en-fr-es-ja-el.json"
+        path.write_text(json.dumps(doc))
+    rows = fedmkgc_languages_table(tmp_path).splitlines()
+    assert len(rows) == 2 + 5 * (3 + 2)  # header, per language 3 published + 2 runs
+    # the paper's order: Greek first, with Table 2's and Table 3's numbers
+    assert (
+        rows[2]
+        == "| Greek (el) | FedMKGC (paper, English titles) | 40.1 | 73.7 | 52.2 | | | |"
+    )
+    assert rows[3].endswith("| 18.3 | 47.1 | 27.4 | | | |")
+    assert rows[4].endswith("| 22.8 | 46.5 | 26.3 | | | |")
+    # Greek is client 4 of the runs: MRR 0.25 + 0.04 and 0.5 + 0.04
+    assert rows[5] == (
+        "| | multilingual-e5-small: Independent, alone | 2.50 | 12.50 | 29.00 | 1,017 | "
+        "3 of 3 | [`fedmkgc-reduced-e5-s20r3-independent-en-fr-es-ja-el.json`]"
+        "(../results/fedmkgc-reduced-e5-s20r3-independent-en-fr-es-ja-el.json) |"
+    )
+    assert rows[6].startswith(
+        "| | multilingual-e5-small: FedMKGC, sequential en → fr → es → ja → el "
+        "| 2.50 | 12.50 | 54.00 | 1,017 | 15 of 15 |"
+    )
+    assert rows[7].startswith("| Japanese (ja) |") and "| 15.4 |" in rows[8]
+    # English (client 0) last: a test sample of 99 of its 4,000 triples
+    assert rows[-5].startswith("| English (en) |") and rows[-4].startswith(
+        "| | FedMKGC_OL"
+    )
+    assert "| 25.00 | 99 of 4,000 | 3 of 3 |" in rows[-2]
+    assert "| 50.00 | 99 of 4,000 | 15 of 15 |" in rows[-1]
+    cmds = BLOCKS["fedmkgc-languages-commands"](tmp_path).splitlines()
+    assert [c.split("`")[1] for c in cmds] == [
+        f"fedmkgc-reduced-{name}-en-fr-es-ja-el.json" for name, _ in doc_names
+    ]
+    # no results files: the published rows only
+    assert len(fedmkgc_languages_table(tmp_path / "none").splitlines()) == 2 + 5 * 3
+    assert BLOCKS["fedmkgc-languages-commands"](tmp_path / "none").startswith("Not run")
 
 
 def test_fedmkgc_reduced_losses_lists_the_greek_rounds_in_order(tmp_path):
