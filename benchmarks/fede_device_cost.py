@@ -38,10 +38,11 @@ def summarise_run(folder: Path) -> dict[str, Any] | None:
     r"""One run folder's costs, or :obj:`None` when it holds neither file.
     A federated run is read from its rounds in ``progress.json`` (it may
     hold ``results.json`` too, once finished); a baseline, whose
-    ``progress.json`` holds no rounds, from ``results.json``."""
+    ``progress.json`` holds no rounds (each graph's validations, a list per
+    graph), from ``results.json``."""
     results, progress = folder / "results.json", folder / "progress.json"
     history = json.loads(progress.read_text())["history"] if progress.exists() else []
-    if history:
+    if history and not isinstance(history[0], list):
         train = [float(h["train_seconds"]) for h in history]
         valid = _validation_seconds(history)
         return {

@@ -815,6 +815,7 @@ def _run_baseline(
         record=record,
         command=args.command_line,
         log=True,  # one line per validation, as the federated rounds
+        progress_file=progress_path,
     )
     best = ", ".join(f"{c['best_epoch']}/{c['epochs']}" for c in res["clients"])
     print(

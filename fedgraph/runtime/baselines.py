@@ -117,6 +117,7 @@ def run_baseline(
     protocol: str | EvalProtocol = "fedlu",
     log: bool = True,
     data_name: str | None = None,
+    progress_file: str | os.PathLike[str] | None = None,
     **trainer_kwargs: Any,
 ) -> dict[str, Any]:
     r"""Independent (one :class:`KGETrainer` per client) or Centralized (one on
@@ -129,7 +130,9 @@ def run_baseline(
     ``out/results.json``). ``log``: print one line per validation
     (:func:`fedgraph.progress.step_line`). ``data_name``: the
     data as recorded in the results (default: ``str(data)``; give the name or
-    folder when ``data`` is an already loaded federation).
+    folder when ``data`` is an already loaded federation). ``progress_file``:
+    rewritten at every validation with ``trainer_kwargs["record"]`` and each
+    graph's validation history so far (``results.json``'s ``history``).
     """
     protocol = resolve_protocol(protocol)
     _check_setting(setting)
@@ -142,7 +145,7 @@ def run_baseline(
     if ranking is not None and protocol.centralized_validation == "per-client":
         trainer_kwargs = {**trainer_kwargs, "validate": ranking.pooled_valid}
     trained, history, epochs, secs = _train_each(
-        graphs, setting, spec, out, protocol, log, trainer_kwargs
+        graphs, setting, spec, out, protocol, log, trainer_kwargs, progress_file
     )
     if ranking is None:
         states = [tr.evaluate("test") for tr in trained]
@@ -174,6 +177,27 @@ def run_baseline(
     )
     res = {"weighted": weighted, "clients": clients, "path": str(path)}
     return {**res, "history": history, "trainers": trained}
+
+
+class _ProgressFile:
+    r"""The trainers' ``on_eval``: ``path`` rewritten with ``settings`` and
+    the validation history of every graph :meth:`add`-ed so far (graphs
+    train one after another, each in its own :class:`KGETrainer`)."""
+
+    def __init__(self, path: str | os.PathLike[str], settings: dict[str, Any]) -> None:
+        self.path, self.settings = Path(path), settings
+        self.trainers: list[KGETrainer] = []
+
+    def add(self, trainer: KGETrainer) -> None:
+        r"""Records ``trainer``'s history from now on (before it trains)."""
+        self.trainers.append(trainer)
+
+    def __call__(self, trainer: KGETrainer) -> None:
+        from fedgraph.data.io import atomic_write_json
+
+        history = [tr.history for tr in self.trainers]
+        doc = {"settings": self.settings, "history": history}
+        atomic_write_json(self.path, doc, default=float)
 
 
 def build_trainer(
@@ -216,11 +240,17 @@ def _train_each(
     protocol: EvalProtocol,
     log: bool,
     trainer_kwargs: dict[str, Any],
+    progress_file: str | os.PathLike[str] | None = None,
 ) -> tuple[list[KGETrainer], list[Any], list[int], list[float]]:
     r"""Trains (or resumes) one model per graph, checkpointing graph ``i``
     under ``out/trainer{i}.pt``, evaluated under ``protocol`` (``spec``:
-    model name, width and margin). Returns the
-    trainers, each one's history, epochs and seconds per epoch."""
+    model name, width and margin), each validation recorded in
+    ``progress_file`` (:class:`_ProgressFile`). Returns the trainers, each
+    one's history, epochs and seconds per epoch."""
+    recorder = None
+    if progress_file is not None:
+        record = dict(trainer_kwargs.get("record") or {})
+        recorder = _ProgressFile(progress_file, record)
     trained: list[KGETrainer] = []
     history, epochs, secs = [], [], []
     for i, graph in enumerate(graphs):
@@ -233,8 +263,11 @@ def _train_each(
             log=(f"client {i}" if setting == "independent" else setting)
             if log
             else None,
+            on_eval=recorder,
             **trainer_kwargs,
         )
+        if recorder is not None:
+            recorder.add(tr)
         info = tr.fit()
         trained.append(tr)
         history.append(info["history"])

@@ -239,14 +239,17 @@ def run_kge_baseline(
     record: Mapping[str, Any] | None = None,
     command: str = "",
     log: bool = False,
+    progress_file: Any = None,
 ) -> dict[str, Any]:
     r"""Independent or Centralized on ``fed``
     (:func:`~fedgraph.runtime.baselines.run_baseline`) with the training
     settings ``s`` (a :class:`~fedgraph.federated.kge.setup.KGESettings`),
     the loop's rounds as epochs, evaluated under ``protocol``, trained with
     the ``corrupt`` side's negatives, checkpoints under ``out`` (each
-    recording ``record``); ``log``: one line per validation. The baselines of
-    :func:`pipeline` and of ``fedgraph train``."""
+    recording ``record``); ``log``: one line per validation;
+    ``progress_file``: rewritten with ``record`` and the validation history
+    after every validation. The baselines of :func:`pipeline` and of
+    ``fedgraph train``."""
     from fedgraph.runtime.baselines import run_baseline
 
     return run_baseline(
@@ -274,6 +277,7 @@ def run_kge_baseline(
         progress=loop.progress,
         log=log,
         data_name=data_name,
+        progress_file=progress_file,
         shared_negatives=s.shared_negatives,
         device=s.device,
         sample_on=s.sample_on,

@@ -280,14 +280,34 @@ def check_resume(
     return dict(records[0][1]) if records else None
 
 
+def _check_trainers(
+    run_dir: Path, history: list[Any], loaded: Mapping[Path, Any], hint: str
+) -> None:
+    r"""Refuses a baseline run (Independent, Centralized) whose
+    ``progress.json`` records validations of graph ``i`` but whose
+    ``trainer{i}.pt`` is gone: that graph would train again from epoch 1."""
+    for i, graph_history in enumerate(history):
+        path = run_dir / f"trainer{i}.pt"
+        if isinstance(graph_history, list) and graph_history and path not in loaded:
+            n = len(graph_history)
+            raise ValueError(
+                f"`--resume`: {run_dir / PROGRESS} records {n} validation"
+                f"{'s' * (n != 1)} of graph {i} but {path} is missing, so it would "
+                f"train again from epoch 1; {hint}"
+            )
+
+
 def _check_complete(
     run_dir: Path, doc: Mapping[str, Any] | None, loaded: Mapping[Path, Any]
 ) -> None:
     r"""Refuses a run whose checkpoints are gone: resuming it would train
     again from round 1 (or test a best round it no longer has)."""
     history = doc.get("history") if doc is not None else None
-    trained = len(history) if isinstance(history, list) else 0
     hint = "restore it from a copy, or train into a new `--out`"
+    if isinstance(history, list) and history and isinstance(history[0], list):
+        _check_trainers(run_dir, history, loaded, hint)  # a baseline's
+        history = None
+    trained = len(history) if isinstance(history, list) else 0
     if trained and run_dir / LAST not in loaded:
         folder = run_dir / LAST.parent
         gone = run_dir / LAST if folder.is_dir() else folder

@@ -323,6 +323,10 @@ class KGETrainer:
             triples. (default: ``"uniform"``)
         sampler_kwargs (Mapping[str, Any], optional): its own arguments.
             (default: :obj:`None`)
+        on_eval (callable, optional): ``on_eval(trainer)`` after every
+            evaluation, once its entry is in :attr:`history` and the
+            checkpoint is written (the baselines rewrite ``progress.json``).
+            (default: :obj:`None`)
     """
 
     def __init__(
@@ -358,6 +362,7 @@ class KGETrainer:
         regime_kwargs: Mapping[str, Any] | None = None,
         sampler: str = "uniform",
         sampler_kwargs: Mapping[str, Any] | None = None,
+        on_eval: Callable[[KGETrainer], None] | None = None,
     ) -> None:
         _check_schedule(eval_every, patience, max_epochs)
         _check_sizes(model, batch_size, num_negatives, shared_negatives, device)
@@ -370,9 +375,9 @@ class KGETrainer:
         self.patience, self.max_epochs = int(patience), int(max_epochs)
         self.candidates, self.directions = candidates, tuple(directions)
         self.filter_splits, self.modes = tuple(filter_splits), tuple(modes)
-        self.exclude, self.validate = exclude, validate
+        self.exclude, self.validate, self.on_eval = exclude, validate, on_eval
         self.seed, self.progress, self.log = int(seed), bool(progress), log
-        self.shuffle = bool(shuffle)
+        self.shuffle, self.train_seconds = bool(shuffle), 0.0
         self.record = None if record is None else dict(record)
         self.checkpoint = Path(checkpoint) if checkpoint is not None else None
         self._prepare(subsampling)
@@ -384,7 +389,6 @@ class KGETrainer:
         self.epoch, self.best_mrr, self.bad, self.best_epoch = 0, -1.0, 0, 0
         self.best_state: dict[str, Tensor] | None = None
         self.history: list[dict[str, Any]] = []
-        self.train_seconds = 0.0
 
     def _prepare(self, subsampling: bool) -> None:
         r"""The training triples, their weights, the regime's rows and the
@@ -569,6 +573,8 @@ class KGETrainer:
                 self.bad += 1
             if self.checkpoint is not None:
                 atomic_torch_save(self.state_dict(), self.checkpoint)
+            if self.on_eval is not None:
+                self.on_eval(self)
             if self.log is not None:  # one line, as every training command
                 line = {**entry, "train_seconds": t1 - t0}
                 say(step_line(line, step="epoch", of=self.max_epochs, who=self.log))

@@ -433,3 +433,44 @@ def test_train_cli_sample_on_errors_before_writing(tmp_path, capsys):
         "`--sample-on device` cannot be combined with `--local-training batched`" in err
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize("algorithm", ["independent", "centralized"])
+def test_baseline_progress_records_each_validation_and_resumes(
+    tmp_path, capsys, monkeypatch, algorithm
+):
+    import fedgraph.training.kge_trainer as kge_trainer
+
+    _write_federation(tmp_path / "fed")
+    out = tmp_path / "o"
+    argv = _small_run(tmp_path / "fed", out, algorithm)
+    save, saved = kge_trainer.atomic_torch_save, []
+
+    def killed_at_the_second_checkpoint(state, path):
+        if saved:
+            raise KeyboardInterrupt
+        saved.append(path)
+        save(state, path)
+
+    monkeypatch.setattr(
+        kge_trainer, "atomic_torch_save", killed_at_the_second_checkpoint
+    )
+    assert main(argv) == 130  # interrupted
+    progress = json.loads((out / "progress.json").read_text())
+    # the first validation (graph 0, epoch 1) is recorded, as results.json's history
+    assert [[e["epoch"] for e in h] for h in progress["history"]] == [[1]]
+    assert progress["settings"]["command"].startswith(f"fedgraph train {tmp_path}")
+    monkeypatch.setattr(kge_trainer, "atomic_torch_save", save)
+    assert main(argv + ["--resume"]) == 0
+    progress = json.loads((out / "progress.json").read_text())
+    results = json.loads((out / "results.json").read_text())
+    graphs = 2 if algorithm == "independent" else 1
+    assert [[e["epoch"] for e in h] for h in progress["history"]] == [[1, 2]] * graphs
+    assert progress["history"] == results["history"]
+    # a lost trainer checkpoint would train its graph again from epoch 1: refused
+    (out / f"trainer{graphs - 1}.pt").unlink()
+    capsys.readouterr()
+    assert main(argv + ["--resume"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert f"records 2 validations of graph {graphs - 1} but {out}/trainer" in err

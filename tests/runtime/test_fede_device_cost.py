@@ -122,8 +122,8 @@ def test_summary_against_hand_computations(tmp_path, load_script, capsys):
     ]
     _write(runs / "b-single", "results.json",
            {"rounds": 10, "seconds_per_round": 1.5, "history": history})  # fmt: skip
-    # a baseline's progress.json records its settings and no rounds
-    _write(runs / "b-single", "progress.json", {"settings": {}, "history": []})
+    # a baseline's progress.json records its settings and each graph's validations
+    _write(runs / "b-single", "progress.json", {"settings": {}, "history": history})
     (runs / "c-empty").mkdir()  # neither file: no row
     out = tmp_path / "cost.json"
     assert (
