@@ -21,7 +21,7 @@ SMALL = ("complex-n3-nations", "complex-n3-kinship")
 def recorded(name: str) -> dict:
     r"""The results file of the page's run behind the recipe ``name``."""
     kg = load_recipe(name)["dataset"]
-    path = ROOT / "docs" / "results" / f"kge-{kg}-complex-1vsall-n3w0.01.json"
+    path = ROOT / "docs" / "results" / f"kge-{kg}-complex-1vsall-n3w0.01-adagrad.json"
     return json.loads(path.read_text(encoding="utf-8"))
 
 
@@ -35,7 +35,8 @@ def test_a_small_kg_recipe_sets_what_its_run_recorded(name):
         train["model"],
         train["dim"],
     )
-    assert (settings["lr"], settings["batch_size"]) == (
+    assert (settings["optimizer"], settings["lr"], settings["batch_size"]) == (
+        train["optimizer"],
         train["lr"],
         train["batch_size"],
     )
@@ -63,8 +64,10 @@ def test_a_small_kg_recipe_cites_the_figure_the_page_compares_with(name):
     row = next(
         line
         for line in page.splitlines()
-        if line.startswith(f"| {kg.capitalize()} | ComplEx, 1-vs-all")
+        if line.startswith(f"| {kg.capitalize()} |") and f"`--recipe {name}`" in line
     )
+    # the row of the recipe's run: its results file
+    assert f"(results/kge-{kg}-complex-1vsall-n3w0.01-adagrad.json)" in row
     published = float(row.split("|")[4].split()[0])
     # the page gives the figure to its source's precision, at most 3 places
     assert published == pytest.approx(source["reported"]["mrr"], abs=5e-4)
