@@ -119,6 +119,18 @@ def _client_of(doc: dict[str, Any], language: str) -> int | None:
     return langs.index(language) if language in langs else None
 
 
+def _language_metrics(doc: dict[str, Any], language: str) -> dict[str, Any] | None:
+    r"""The test metrics of ``language``'s client in a text run's results
+    (:obj:`None` without them)."""
+    k = _client_of(doc, language)
+    clients = {c["client"]: c for c in doc.get("clients", [])}
+    return clients.get(k) if k is not None else None
+
+
+def _tested_round(doc: dict[str, Any]) -> int:
+    return int(doc.get("best_round", doc.get("rounds", 0)))
+
+
 def mkgc_client_steps(doc: dict[str, Any], client: int, up_to: int) -> int | None:
     r"""Optimiser steps ``client`` took in rounds ``1 … up_to`` of a text
     run, from its history (the rounds it trained alone; :obj:`None` when a
@@ -144,7 +156,7 @@ def _reduced_row(label: str, name: str, doc: dict[str, Any]) -> str | None:
     if greek_client is None or greek_client not in clients:
         return None
     el = clients[greek_client]
-    best = int(doc.get("best_round", doc.get("rounds", 0)))
+    best = _tested_round(doc)
     total = sum(
         int((h.get("train") or {}).get("count", 0))
         for h in doc.get("history", [])
@@ -265,11 +277,10 @@ def _greek_mrr(results: Path, encoder: tuple[str, str]) -> dict[str, float]:
     ``fedmkgc``, those with results."""
     mrr = {}
     for _, _, doc in reduced_runs(results, (encoder,)):
-        k = _client_of(doc, "el")
-        clients = {c["client"]: c for c in doc.get("clients", [])}
-        if k is not None and k in clients:
+        el = _language_metrics(doc, "el")
+        if el is not None:
             alone = doc["settings"].get("algorithm") == "independent"
-            mrr["independent" if alone else "fedmkgc"] = 100 * clients[k]["mrr"]
+            mrr["independent" if alone else "fedmkgc"] = 100 * el["mrr"]
     return mrr
 
 
@@ -291,17 +302,14 @@ def five_language_runs(results: Path) -> list[tuple[str, str, dict[str, Any]]]:
 
 
 def _language_row(label: str, name: str, doc: dict[str, Any], lang: str) -> str | None:
-    k = _client_of(doc, lang)
-    clients = {c["client"]: c for c in doc.get("clients", [])}
-    if k is None or k not in clients:
+    m = _language_metrics(doc, lang)
+    if m is None:
         return None
-    m = clients[k]
     ranked, of = int(m.get("n_test", 0)), int(m.get("n_split_triples", 0))
     triples = f"{ranked:,}" + (f" of {of:,}" if of and of != ranked else "")
-    best = int(doc.get("best_round", doc.get("rounds", 0)))
     return (
         f"| | {label} | {100 * m['hits@1']:.2f} | {100 * m['hits@10']:.2f} | "
-        f"{100 * m['mrr']:.2f} | {triples} | {best} of {doc.get('rounds')} | "
+        f"{100 * m['mrr']:.2f} | {triples} | {_tested_round(doc)} of {doc.get('rounds')} | "
         f"{results_link(name)} |"
     )
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -179,25 +179,20 @@ def run_baseline(
     return {**res, "history": history, "trainers": trained}
 
 
-class _ProgressFile:
+def _progress_writer(
+    path: str | os.PathLike[str], settings: dict[str, Any], trained: list[KGETrainer]
+) -> Callable[[KGETrainer], None]:
     r"""The trainers' ``on_eval``: ``path`` rewritten with ``settings`` and
-    the validation history of every graph :meth:`add`-ed so far (graphs
-    train one after another, each in its own :class:`KGETrainer`)."""
+    the validation history of each graph so far, those in ``trained`` (the
+    graphs done, which train one after another) and then the one evaluated."""
+    from fedgraph.data.io import atomic_write_json
 
-    def __init__(self, path: str | os.PathLike[str], settings: dict[str, Any]) -> None:
-        self.path, self.settings = Path(path), settings
-        self.trainers: list[KGETrainer] = []
+    def on_eval(trainer: KGETrainer) -> None:
+        history = [tr.history for tr in trained] + [trainer.history]
+        doc = {"settings": settings, "history": history}
+        atomic_write_json(path, doc, default=float)
 
-    def add(self, trainer: KGETrainer) -> None:
-        r"""Records ``trainer``'s history from now on (before it trains)."""
-        self.trainers.append(trainer)
-
-    def __call__(self, trainer: KGETrainer) -> None:
-        from fedgraph.data.io import atomic_write_json
-
-        history = [tr.history for tr in self.trainers]
-        doc = {"settings": self.settings, "history": history}
-        atomic_write_json(self.path, doc, default=float)
+    return on_eval
 
 
 def build_trainer(
@@ -245,13 +240,13 @@ def _train_each(
     r"""Trains (or resumes) one model per graph, checkpointing graph ``i``
     under ``out/trainer{i}.pt``, evaluated under ``protocol`` (``spec``:
     model name, width and margin), each validation recorded in
-    ``progress_file`` (:class:`_ProgressFile`). Returns the trainers, each
+    ``progress_file`` (:func:`_progress_writer`). Returns the trainers, each
     one's history, epochs and seconds per epoch."""
-    recorder = None
+    trained: list[KGETrainer] = []
+    on_eval = None
     if progress_file is not None:
         record = dict(trainer_kwargs.get("record") or {})
-        recorder = _ProgressFile(progress_file, record)
-    trained: list[KGETrainer] = []
+        on_eval = _progress_writer(progress_file, record, trained)
     history, epochs, secs = [], [], []
     for i, graph in enumerate(graphs):
         tr = build_trainer(
@@ -263,11 +258,9 @@ def _train_each(
             log=(f"client {i}" if setting == "independent" else setting)
             if log
             else None,
-            on_eval=recorder,
+            on_eval=on_eval,
             **trainer_kwargs,
         )
-        if recorder is not None:
-            recorder.add(tr)
         info = tr.fit()
         trained.append(tr)
         history.append(info["history"])

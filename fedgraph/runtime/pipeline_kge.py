@@ -239,7 +239,7 @@ def run_kge_baseline(
     record: Mapping[str, Any] | None = None,
     command: str = "",
     log: bool = False,
-    progress_file: Any = None,
+    progress_file: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     r"""Independent or Centralized on ``fed``
     (:func:`~fedgraph.runtime.baselines.run_baseline`) with the training

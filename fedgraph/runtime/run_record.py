@@ -304,11 +304,10 @@ def _check_complete(
     again from round 1 (or test a best round it no longer has)."""
     history = doc.get("history") if doc is not None else None
     hint = "restore it from a copy, or train into a new `--out`"
-    if isinstance(history, list) and history and isinstance(history[0], list):
-        _check_trainers(run_dir, history, loaded, hint)  # a baseline's
-        history = None
     trained = len(history) if isinstance(history, list) else 0
-    if trained and run_dir / LAST not in loaded:
+    if trained and isinstance(history[0], list):  # a baseline's: one per graph
+        _check_trainers(run_dir, history, loaded, hint)
+    elif trained and run_dir / LAST not in loaded:
         folder = run_dir / LAST.parent
         gone = run_dir / LAST if folder.is_dir() else folder
         raise ValueError(
