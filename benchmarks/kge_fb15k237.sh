@@ -11,15 +11,20 @@
 #                    dimension DIM for EPOCHS epochs (the source: 1000 and
 #                    about 188 epochs)
 #   NAME=RECIPE      any shipped recipe under a name of its own
+#   transe-libkge    --recipe transe-libkge-fb15k-237 (LibKGE's ICLR 2020
+#                    configuration) at the recipe's own settings: its
+#                    dimension, epochs, validation and early stopping
+#   distmult-libkge, complex-libkge   the same for DistMult and ComplEx
 #
 #   mkdir -p runs && PYTHON=.venv/bin/python \
 #       nohup sh benchmarks/kge_fb15k237.sh complex-n3 > runs/kge-fb15k237.log 2>&1 &
 #   python benchmarks/series_status.py runs/kge-fb15k237/*
 #
-# Each run validates every EVAL_EVERY epochs (default 2) and never stops early
-# (--patience 0), so its test metrics are those of its best validation within
-# the budget; the budget (rank and epochs, against the recipe's) is part of the
-# run's name (complex-n3-d200-e30) and of its recorded command. Rerunning the
+# Each budgeted run validates every EVAL_EVERY epochs (default 2) and never
+# stops early (--patience 0), so its test metrics are those of its best
+# validation within the budget; the budget (rank and epochs, against the
+# recipe's) is part of the run's name (complex-n3-d200-e30) and of its
+# recorded command. A *-libkge run takes every setting from its recipe. Rerunning the
 # script continues each run from its last validation (--resume; the baselines
 # checkpoint at every validation); a run with a results.json is reported and
 # left as it is, and its results.json is copied to
@@ -77,13 +82,22 @@ train() {  # NAME RECIPE
         --seed 0 --threads $THREADS --quiet --out "$RUNS/$name" --resume
 }
 
+train_as_recipe() {  # NAME RECIPE: the recipe's own budget
+    name="$TAG$1"
+    # shellcheck disable=SC2086
+    series_run "$name" kge-fb15k237- $PYTHON -m fedgraph.cli.main \
+        train $DATA --algorithm $ALGORITHM --recipe "$2" $local_epochs \
+        --seed 0 --threads $THREADS --quiet --out "$RUNS/$name" --resume
+}
+
 failed=0
 for item in "$@"; do
     case $item in
         complex-n3) train complex-n3 complex-n3-fb15k-237 ;;
         rotate) train rotate rotate-fb15k-237 ;;
+        *-libkge) train_as_recipe "$item" "$item-fb15k-237" ;;
         *=*) train "${item%%=*}" "${item#*=}" ;;
-        *) echo "unknown run $item (complex-n3, rotate or NAME=RECIPE)" >&2; exit 2 ;;
+        *) echo "unknown run $item (complex-n3, rotate, MODEL-libkge or NAME=RECIPE)" >&2; exit 2 ;;
     esac || failed=1
 done
 exit $failed

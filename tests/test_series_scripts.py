@@ -81,6 +81,19 @@ def test_kge_fb15k237_runs_each_recipe_once_at_its_budget(stub, tmp_path):
     assert len(_calls(tmp_path)) == 2
 
 
+def test_kge_fb15k237_runs_a_libkge_recipe_at_its_own_budget(stub, tmp_path):
+    done = _run("kge_fb15k237.sh", stub, tmp_path, "transe-libkge", DIM="100",
+                EPOCHS="4", THREADS="1")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert _calls(tmp_path) == [
+        "-m fedgraph.cli.main train fb15k-237 --algorithm centralized --recipe "
+        "transe-libkge-fb15k-237 --seed 0 --threads 1 --quiet --out "
+        f"{tmp_path}/runs/transe-libkge --resume"
+    ]
+    copied = tmp_path / "results" / "kge-fb15k237-transe-libkge.json"
+    assert json.loads(copied.read_text()) == {"done": True}
+
+
 @pytest.mark.parametrize("args", [["bogus"], []])
 def test_kge_fb15k237_refuses_an_unknown_or_missing_name(stub, tmp_path, args):
     done = _run("kge_fb15k237.sh", stub, tmp_path, *args)

@@ -10,6 +10,7 @@ Imports nothing heavy: ``--regime``, ``--regime-loss`` and
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 from fedgraph.cli.choices import REGIME_LOSSES, REGIMES, REGULARIZERS
@@ -120,7 +121,9 @@ def recipe_names() -> list[str]:
 def apply_recipe(args: argparse.Namespace, defaults: dict[str, Any]) -> None:
     r"""Sets each option of ``args.recipe``'s ``"train"`` table whose value
     in ``args`` is still its parser default (``defaults``): what the
-    command gives explicitly wins. Nothing without ``--recipe``."""
+    command gives explicitly wins. The recipe's ``model_kwargs`` table goes
+    before the command's own ``--model-kwargs`` items, so that a key the
+    command sets wins. Nothing without ``--recipe``."""
     if not getattr(args, "recipe", None):
         return
     from fedgraph.recipes import load_recipe
@@ -131,7 +134,10 @@ def apply_recipe(args: argparse.Namespace, defaults: dict[str, Any]) -> None:
             raise ValueError(
                 f"recipe {args.recipe!r}: {dest!r} is no option of `fedgraph train`"
             )
-        if getattr(args, dest) == defaults.get(dest):
+        if dest == "model_kwargs":  # a table: the command's own items win
+            items = [f"{k}={json.dumps(v)}" for k, v in value.items()]
+            setattr(args, dest, items + list(args.model_kwargs))
+        elif getattr(args, dest) == defaults.get(dest):
             setattr(args, dest, value)
 
 

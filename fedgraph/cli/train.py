@@ -227,7 +227,7 @@ def _add_training(g: dict[str, Any]) -> None:
     )
     g["model"].add_argument(
         "--gamma",
-        type=real(0.0),
+        type=real(0.0, strict=False),
         default=None,
         help="score margin γ (default: 9.0; text: InfoNCE's additive margin 0.02)",
     )

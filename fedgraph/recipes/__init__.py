@@ -4,7 +4,8 @@ its source cited (like PyKEEN's reproducibility configurations).
 A recipe holds ``"name"``, ``"dataset"``, ``"source"`` (citation, link, the
 source's own settings and reported numbers), ``"train"`` (options of
 ``fedgraph train``, by their ``argparse`` destination: ``model``, ``dim``,
-``regime``, ``reciprocal``…) and ``"deviations"`` (where fedgraph cannot
+``regime``, ``reciprocal``…; ``model_kwargs`` as a table of the model's own
+hyperparameters) and ``"deviations"`` (where fedgraph cannot
 follow the source, and why). ``fedgraph train DATASET --algorithm
 centralized --recipe NAME --out …`` runs one; :func:`pipeline_kwargs` and
 :func:`baseline_kwargs` give the same settings as keyword arguments of
@@ -62,6 +63,8 @@ _BASELINE_KEYS = {
     "patience": "patience",
     "regime": "regime",
     "loss": "loss",
+    "optimizer": "optimizer",
+    "model_kwargs": "model_kwargs",
 }
 
 #: ``fedgraph train`` option -> the regime setting it sets
@@ -107,6 +110,8 @@ _TRAINING_KEYS = {
     "num_negatives": "num_negatives",
     "loss": "loss",
     "regime": "regime",
+    "optimizer": "optimizer",
+    "model_kwargs": "model_kwargs",
 }
 
 #: ``fedgraph train`` option -> field of ``LoopSettings`` (``pipeline``'s

@@ -85,7 +85,7 @@ def small_memory(monkeypatch):
 
 def test_gamma_negative_is_refused(train_argv, tmp_path, capsys):
     line = refused_by_parser([*train_argv, "--gamma", "-5"], capsys)
-    assert line.endswith("argument --gamma: must be > 0 (got -5) (see `fedgraph "
+    assert line.endswith("argument --gamma: must be >= 0 (got -5) (see `fedgraph "
                          "train --help`)")  # fmt: skip
     assert not (tmp_path / "run").exists()
 
@@ -264,7 +264,7 @@ def test_every_numeric_option_refuses_non_finite_and_non_numbers(value):
 @pytest.mark.parametrize(
     "command, option, value, message",
     [
-        ("train", "--gamma", "0", "must be > 0 (got 0)"),
+        ("train", "--gamma", "-1", "must be >= 0 (got -1)"),
         ("train", "--seed", "-1", "must be 0 or more (got -1)"),
         ("train", "--seed", str(2**32), "must be at most 2**32 - 1"),
         ("train", "--dp-delta", "1", "must lie in (0, 1) (got 1)"),

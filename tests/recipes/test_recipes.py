@@ -1,6 +1,7 @@
 r"""The shipped recipes (:mod:`fedgraph.recipes`): each cites its source,
 sets only options of ``fedgraph train`` and runs from Python."""
 
+import json
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from fedlu_toy import toy_federation  # noqa: E402
 
 from fedgraph.cli.main import build_parser  # noqa: E402
 from fedgraph.cli.regime_options import apply_recipe  # noqa: E402
+from fedgraph.federated.algorithms import parse_assignments  # noqa: E402
 from fedgraph.recipes import baseline_kwargs, load_recipe, recipe_names  # noqa: E402
 from fedgraph.runtime.baselines import run_baseline  # noqa: E402
 
@@ -21,6 +23,7 @@ def test_the_shipped_recipes():
         "complex-n3-kinship",
         "complex-n3-nations",
         "rotate-fb15k-237",
+        "transe-libkge-fb15k-237",
     ]
 
 
@@ -36,7 +39,32 @@ def test_each_recipe_cites_its_source_and_sets_train_options(name):
     )
     apply_recipe(args, args.recipe_option_defaults)
     for key, value in recipe["train"].items():
+        if key == "model_kwargs":  # a table in the recipe, KEY=VALUE items here
+            value = [f"{k}={json.dumps(v)}" for k, v in value.items()]
         assert getattr(args, key) == value, key
+
+
+def test_a_recipes_model_kwargs_go_before_the_commands_own():
+    args = build_parser().parse_args(
+        ["train", "d", "--algorithm", "centralized", "--out", "o",
+         "--recipe", "transe-libkge-fb15k-237", "--model-kwargs", "p_norm=1"]
+    )  # fmt: skip
+    apply_recipe(args, args.recipe_option_defaults)
+    assert parse_assignments(args.model_kwargs) == {"p_norm": 1, "epsilon": 0.00128}
+
+
+@pytest.mark.parametrize("name", recipe_names())
+def test_each_recipe_sets_the_same_options_from_python(name):
+    r"""Every option of a recipe's ``train`` table reaches ``run_baseline``
+    and ``pipeline``: the optimiser and the model's own hyperparameters too."""
+    from fedgraph.recipes import pipeline_kwargs
+
+    train = load_recipe(name)["train"]
+    base, pipe = baseline_kwargs(name), pipeline_kwargs(name)
+    for key in ("optimizer", "model_kwargs", "gamma", "lr", "batch_size"):
+        if key in train:
+            assert base[key] == pipe["training"][key] == train[key], key
+    assert base["hidden_channels"] == pipe["training"]["dim"] == train["dim"]
 
 
 @pytest.mark.parametrize("name", recipe_names())
@@ -54,6 +82,13 @@ def test_each_recipe_runs_from_python(name, tmp_path, monkeypatch):
         toy_federation(), setting="centralized", out=tmp_path, log=False, **kwargs
     )
     assert 0 < res["weighted"]["mrr"] <= 1
+    train = load_recipe(name)["train"]
+    settings = json.loads((tmp_path / "results.json").read_text())["settings"]
+    assert settings["optimizer"] == train.get("optimizer", "adam")
+    assert settings["model_kwargs"] == {
+        **settings["model_kwargs"],
+        **train.get("model_kwargs", {}),
+    }
 
 
 @pytest.mark.parametrize("name", recipe_names())
