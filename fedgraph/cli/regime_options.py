@@ -79,7 +79,7 @@ def add_regime_arguments(p: argparse.ArgumentParser) -> None:
             f"--{what}-dropout",
             type=unit,
             default=0.0,
-            help=f"1vsall / kvsall dropout on {what} embeddings in training "
+            help=f"dropout on the {what} embeddings a training step scores "
             "(default: 0)",
         )
     g.add_argument(

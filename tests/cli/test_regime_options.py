@@ -108,13 +108,11 @@ def test_bad_regime_values_exit_2(tmp_path, capsys):
     write_toy_folders(tmp_path / "data")
     code = main([
         "train", str(tmp_path / "data"), "--algorithm", "centralized",
-        "--regime", "negative-sampling", "--entity-dropout", "0.5",
+        "--regime", "negative-sampling", "--regularizer-weight", "0.5",
         "--out", str(tmp_path / "out"),
     ])  # fmt: skip
     assert code == 2
-    assert "`entity_dropout` and `relation_dropout` need an all-entity" in (
-        capsys.readouterr().err
-    )
+    assert "`regularizer_weight` needs a `regularizer`" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("algorithm", ["fede", "fedlu"])

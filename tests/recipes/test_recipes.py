@@ -19,9 +19,11 @@ from fedgraph.runtime.baselines import run_baseline  # noqa: E402
 
 def test_the_shipped_recipes():
     assert recipe_names() == [
+        "complex-libkge-fb15k-237",
         "complex-n3-fb15k-237",
         "complex-n3-kinship",
         "complex-n3-nations",
+        "distmult-libkge-fb15k-237",
         "rotate-fb15k-237",
         "transe-libkge-fb15k-237",
     ]

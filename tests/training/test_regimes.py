@@ -187,6 +187,47 @@ def test_dropout_only_in_training_and_reproducible():
     assert not torch.allclose(a, plain) and torch.equal(a, b)
 
 
+def _masked(rows, p, gen):
+    keep = torch.rand(rows.shape, generator=gen) >= p
+    return rows * keep / (1.0 - p)
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_negative_sampling_dropout_masks_every_scored_row_by_hand(shared):
+    # LibKGE's embedders: dropout on the heads, tails and negatives a step
+    # scores and on its relations; a negative shared by the batch is one row
+    regime = NegativeSampling(entity_dropout=0.4, relation_dropout=0.2)
+    model = _model("complex")
+    neg = torch.tensor([1, 4, 5]) if shared else torch.tensor([[1, 4], [2, 3]] * 2)
+    batch = TRIPLES[:4]
+    model.train()
+    pos, scores = model.score_batch(
+        batch,
+        neg,
+        "tail-batch",
+        regime.row_dropout(model, torch.Generator().manual_seed(7)),
+    )
+    gen = torch.Generator().manual_seed(7)
+    e, r = model.entity_embedding.weight, model.relation_embedding.weight
+    ent = _masked(e[torch.cat([batch[:, 0], batch[:, 2], neg.reshape(-1)])], 0.4, gen)
+    rel = _masked(r[batch[:, 1]], 0.2, gen)
+    head, tail, negs = ent[:4], ent[4:8], ent[8:].view(*neg.shape, -1)
+    torch.testing.assert_close(pos, model.interaction(head, rel, tail))
+    want = (
+        model.interaction(head[:, None], rel[:, None], negs[None])
+        if shared
+        else model.interaction(head[:, None], rel[:, None], negs)
+    )
+    torch.testing.assert_close(scores, want)
+    model.eval()  # no dropout in evaluation
+    plain = model.score_batch(batch, neg, "tail-batch")
+    dropped = model.score_batch(
+        batch, neg, "tail-batch", regime.row_dropout(model, torch.Generator())
+    )
+    torch.testing.assert_close(plain, dropped)
+    assert NegativeSampling().row_dropout(model, torch.Generator()) is None
+
+
 def test_bad_settings_name_the_argument():
     with pytest.raises(
         ValueError, match=r"`regime_loss` must be one of \['ce', 'bce'\]"
@@ -196,10 +237,6 @@ def test_bad_settings_name_the_argument():
         ValueError, match=r"`label_smoothing` must be in \[0, 1\) \(got 1.0\)"
     ):
         KvsAll(label_smoothing=1.0)
-    with pytest.raises(
-        ValueError, match="`entity_dropout` and `relation_dropout` need"
-    ):
-        NegativeSampling(entity_dropout=0.1)
     with pytest.raises(ValueError, match="`regularizer_weight` needs a `regularizer`"):
         OneVsAll(regularizer_weight=0.1)
     with pytest.raises(ValueError, match="Could not resolve 'nope' among choices"):
@@ -251,7 +288,9 @@ def test_negative_sampling_is_the_loop_of_before_bit_for_bit(regime):
 @pytest.mark.parametrize(
     "regime, kwargs",
     [("1vsall", {"reciprocal": True, "regularizer": "n3", "regularizer_weight": 0.01}),
-     ("kvsall", {"label_smoothing": 0.1, "entity_dropout": 0.1})],
+     ("kvsall", {"label_smoothing": 0.1, "entity_dropout": 0.1}),
+     ("negative-sampling", {"reciprocal": True, "entity_dropout": 0.3,
+                            "relation_dropout": 0.3})],
 )  # fmt: skip
 def test_trainer_learns_and_resumes_under_a_regime(regime, kwargs, tmp_path):
     gen = torch.Generator().manual_seed(0)

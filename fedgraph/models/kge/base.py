@@ -3,6 +3,7 @@ r"""The scoring-only knowledge-graph embedding base class."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 
 import torch
 from torch import Tensor, nn
@@ -209,12 +210,20 @@ class KGEModel(nn.Module, ABC):
         return self.score_batch(positive, negative, mode)[1]
 
     def score_batch(
-        self, positive: Tensor, negative: Tensor, mode: str = TAIL_BATCH
+        self,
+        positive: Tensor,
+        negative: Tensor,
+        mode: str = TAIL_BATCH,
+        dropout: Callable[[Tensor, Tensor], tuple[Tensor, Tensor]] | None = None,
     ) -> tuple[Tensor, Tensor]:
         r"""``([B], [B, K])`` scores of the positives and of their corruptions
         (see :meth:`score_negatives`), gathering each table *once*: one
         ``index_select`` per table, hence one dense gradient per table in the
-        backward pass instead of one per lookup (the training hot path)."""
+        backward pass instead of one per lookup (the training hot path).
+
+        ``dropout`` (a training regime's) maps the gathered entity rows (the
+        heads, the tails, then the negatives) and relation rows to the rows
+        scored; a negative shared by the batch is one row, hence one mask."""
         if mode not in MODES:
             raise ValueError(f"`mode` must be one of {MODES} (got {mode!r})")
         b = positive.size(0)
@@ -223,7 +232,7 @@ class KGEModel(nn.Module, ABC):
                 "`negative` must be [K] or [B, K] with B = len(positive) "
                 f"(got {tuple(negative.shape)} for B={b})"
             )
-        if negative.dim() == 2 and self.gathers_negatives():
+        if negative.dim() == 2 and self.gathers_negatives() and dropout is None:
             ent = self.entity_embedding(torch.cat([positive[:, 0], positive[:, 2]]))
             head, tail = ent[:b], ent[b:]
             rel = self.relation_embedding(positive[:, 1])
@@ -233,9 +242,11 @@ class KGEModel(nn.Module, ABC):
             )
         idx = torch.cat([positive[:, 0], positive[:, 2], negative.reshape(-1)])
         ent = self.entity_embedding(idx)
+        rel = self.relation_embedding(positive[:, 1])
+        if dropout is not None:
+            ent, rel = dropout(ent, rel)
         head, tail = ent[:b], ent[b : 2 * b]
         neg = ent[2 * b :].view(*negative.shape, -1)
-        rel = self.relation_embedding(positive[:, 1])
         pos_score = self.interaction(head, rel, tail)
         if negative.dim() == 1:  # shared negatives: candidate-matrix scoring
             if mode == TAIL_BATCH:

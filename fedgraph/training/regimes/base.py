@@ -85,9 +85,9 @@ class TrainingRegime(ABC):
             (default: ``"none"``)
         regularizer_weight (float, optional): its weight :math:`\lambda`.
             (default: :obj:`0.0`)
-        entity_dropout (float, optional): dropout on entity embeddings (query
-            and candidates) in training, in :math:`[0, 1)`; all-entity
-            regimes only. (default: :obj:`0.0`)
+        entity_dropout (float, optional): dropout on the entity embeddings
+            a training step scores (queries and candidates, or positives and
+            negatives), in :math:`[0, 1)`. (default: :obj:`0.0`)
         relation_dropout (float, optional): dropout on relation embeddings
             in training, in :math:`[0, 1)`. (default: :obj:`0.0`)
     """

@@ -2,8 +2,7 @@ r"""Negative sampling: the regime of the RotatE, FedE and FedLU code."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
 
 import torch
 from torch import Tensor
@@ -39,9 +38,11 @@ class NegativeSampling(TrainingRegime):
     Args:
         reciprocal (bool, optional): train the inverse relations too, on
             tail corruption only. (default: :obj:`False`)
-        entity_dropout (float, optional): must be 0 here: dropout needs the
-            all-entity scoring of ``"1vsall"`` / ``"kvsall"``. (default: :obj:`0.0`)
-        relation_dropout (float, optional): must be 0 here. (default: :obj:`0.0`)
+        entity_dropout (float, optional): dropout on the entity rows a step
+            scores (heads, tails and negatives; a negative shared by the batch
+            gets one mask), as LibKGE's embedders. (default: :obj:`0.0`)
+        relation_dropout (float, optional): dropout on the relation rows.
+            (default: :obj:`0.0`)
 
     ``regularizer`` and ``regularizer_weight`` are those of
     :class:`~fedgraph.training.regimes.base.TrainingRegime`.
@@ -50,14 +51,20 @@ class NegativeSampling(TrainingRegime):
     name = "negative-sampling"
     aliases = ("ns",)
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        if self.entity_dropout or self.relation_dropout:
-            raise ValueError(
-                "`entity_dropout` and `relation_dropout` need an all-entity "
-                "regime ('1vsall' or 'kvsall'), not negative sampling (got "
-                f"{self.entity_dropout}, {self.relation_dropout})"
-            )
+    def row_dropout(
+        self, model: KGEModel, generator: torch.Generator
+    ) -> Callable[[Tensor, Tensor], tuple[Tensor, Tensor]] | None:
+        r"""The ``dropout`` of :meth:`~fedgraph.models.kge.KGEModel.score_batch`
+        (entity and relation rows, masks from ``generator``), or :obj:`None`
+        without dropout."""
+        if self.entity_dropout == 0 and self.relation_dropout == 0:
+            return None
+
+        def drop(ent: Tensor, rel: Tensor) -> tuple[Tensor, Tensor]:
+            ent = self.dropout(ent, self.entity_dropout, model, generator)
+            return ent, self.dropout(rel, self.relation_dropout, model, generator)
+
+        return drop
 
     def steps(
         self,
@@ -74,10 +81,11 @@ class NegativeSampling(TrainingRegime):
             yield self.sided_step(model, drawn, batch, weights, ctx, heads)
             return
         modes = (TAIL_BATCH,) if self.reciprocal else ctx.modes
+        dropout = self.row_dropout(model, ctx.generator)
         for mode in modes:
             neg = ctx.sampler.sample(drawn, mode, ctx.generator, **ctx.options)
             neg = neg.to(batch.device)
-            pos_score, neg_score = model.score_batch(batch, neg, mode)
+            pos_score, neg_score = model.score_batch(batch, neg, mode, dropout)
             yield ctx.loss(pos_score, neg_score, weights), neg, mode
 
     def sided_step(
@@ -101,8 +109,9 @@ class NegativeSampling(TrainingRegime):
         assert ctx.loss is not None and ctx.sampler is not None
         neg = ctx.sampler.sample(drawn, heads, ctx.generator, **ctx.options)
         neg, heads = neg.to(batch.device), heads.to(batch.device)
-        pos_score, head_score = model.score_batch(batch, neg, HEAD_BATCH)
-        tail_score = model.score_batch(batch, neg, TAIL_BATCH)[1]
+        dropout = self.row_dropout(model, ctx.generator)
+        pos_score, head_score = model.score_batch(batch, neg, HEAD_BATCH, dropout)
+        tail_score = model.score_batch(batch, neg, TAIL_BATCH, dropout)[1]
         neg_score = torch.where(heads[:, None], head_score, tail_score)
         return ctx.loss(pos_score, neg_score, weights), neg, SIDED
 
