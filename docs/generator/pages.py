@@ -13,6 +13,7 @@ from generator import (
     fedlu,
     fedmkgc,
     feds,
+    kge_fb15k237,
     optimisers,
     partitions,
     privacy,
@@ -32,6 +33,7 @@ PAGES: dict[str, ModuleType] = {
     "fedmkgc": fedmkgc,
     "partitions": partitions,
     "privacy": privacy,
+    "kge-fb15k237": kge_fb15k237,
 }
 VERDICT_PAGES = tuple(PAGES)
 

@@ -20,6 +20,8 @@ from generator.fedmkgc import (
     fedmkgc_reduced_table,
     mkgc_client_steps,
 )
+from generator.kge_fb15k237 import fb15k237_table
+from generator.kge_fb15k237 import verdicts as fb15k237_verdicts
 from generator.optimisers import server_optimiser_table
 from generator.pages import BLOCKS
 from generator.render import BLOCK, render_page, stale
@@ -172,6 +174,41 @@ def test_server_optimiser_table_counts_rounds_to_fede_best(tmp_path):
         "| 15 | [`fedlu-r3-fede-transe.json`](../results/fedlu-r3-fede-transe.json) |"
     )
     assert server_optimiser_table(tmp_path / "none").startswith("FedE has not")
+
+
+def test_fb15k237_rows_put_each_run_beside_its_recipes_source(tmp_path):
+    def run(mrr, h1, h3, h10, dim, epochs, best, hours):
+        return {
+            "weighted": {"mrr": mrr, "hits@1": h1, "hits@3": h3, "hits@10": h10},
+            "clients": [{"client": 0, "best_epoch": best}],
+            "rounds": epochs,
+            "settings": {
+                "hidden_channels": dim, "max_epochs": 400,
+                "train_seconds": 3600 * hours,
+                "command": "fedgraph train fb15k-237 --algorithm centralized "
+                "--recipe transe-libkge-fb15k-237 --out /tmp/x/transe-libkge",
+            },
+        }  # fmt: skip
+
+    doc = run(0.3102, 0.2201, 0.3405, 0.4899, 128, 135, 85, 1.25)
+    (tmp_path / "kge-fb15k237-transe-libkge.json").write_text(json.dumps(doc))
+    table = fb15k237_table(tmp_path).splitlines()
+    assert len(table) == 3  # header, rule, the one run made
+    # LibKGE's TransE: 31.3 / 22.1 / 34.7 / 49.7 (the recipe's "reported")
+    assert table[2] == (
+        "| TransE, LibKGE's configuration | `transe-libkge-fb15k-237` | dim 128, "
+        "135 of 400 epochs, best 85 | 31.02 | 22.01 | 34.05 | 48.99 | "
+        "31.3 / 22.1 / 34.7 / 49.7 | -0.28 | 1.2 | [`kge-fb15k237-transe-libkge"
+        ".json`](../results/kge-fb15k237-transe-libkge.json) |"
+    )
+    rows = {r[0]: r[1:] for r in fb15k237_verdicts(tmp_path)}
+    assert rows["transe-libkge"][1:] == ("31.3", "31.02", "reproduced (Δ -0.28)")
+    assert rows["complex-n3-d200-e30"][1:] == ("37.0", "not run", "not run")
+    doc["weighted"]["mrr"] = 0.3070  # 0.6 below: outside the 0.5 points
+    (tmp_path / "kge-fb15k237-transe-libkge.json").write_text(json.dumps(doc))
+    verdict = dict((r[0], r[4]) for r in fb15k237_verdicts(tmp_path))
+    assert verdict["transe-libkge"] == "not reproduced (Δ -0.60)"
+    assert fb15k237_table(tmp_path / "none") == "No FB15k-237 run has finished yet."
 
 
 def _text_run(algorithm, languages, rounds, best, valid_at, mrr):

@@ -1,0 +1,107 @@
+r"""The FB15k-237 page (``docs/papers/kge-fb15k237.md``): centralised KGE on
+FB15k-237's own split with the shipped recipes, against the figures their
+sources publish (LibKGE's ICLR 2020 search; Lacroix et al.'s ComplEx-N3)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from fedgraph.recipes import load_recipe
+from generator.commands import commands_list
+from generator.files import markdown_table, present_runs, results_link
+from generator.verdict import Row, within
+
+#: ``(run, recipe, label, tolerance in MRR points)``: each run of
+#: ``benchmarks/kge_fb15k237.sh`` the page compares with its recipe's source.
+RUNS = (
+    ("transe-libkge", "transe-libkge-fb15k-237", "TransE, LibKGE's configuration", 0.5),
+    ("distmult-libkge", "distmult-libkge-fb15k-237", "DistMult, LibKGE's configuration", 0.5),
+    ("complex-libkge", "complex-libkge-fb15k-237", "ComplEx, LibKGE's configuration", 0.5),
+    ("complex-n3-d200-e30", "complex-n3-fb15k-237",
+     "ComplEx-N3 at rank 200 for 30 epochs (the source: 1,000 and 100)", 1.0),
+)  # fmt: skip
+#: the results file of each run of :data:`RUNS`.
+FILE = "kge-fb15k237-{}.json"
+
+RULE = (
+    "The test MRR (filtered, head and tail, every test triple) is within 0.5 "
+    "points of the source's for a run at the source's configuration, within 1 "
+    "point for ComplEx-N3 at the reduced rank and epochs (one seed each)."
+)
+
+
+def _reported(recipe: str) -> dict[str, float]:
+    return load_recipe(recipe)["source"]["reported"]
+
+
+def _label_runs() -> list[tuple[str, str]]:
+    return [(run, label) for run, _, label, _ in RUNS]
+
+
+def _spec(run: str) -> tuple[str, str, str, float]:
+    return next(r for r in RUNS if r[0] == run)
+
+
+def _budget(doc: dict[str, Any]) -> str:
+    s = doc.get("settings") or {}
+    client = (doc.get("clients") or [{}])[0]
+    return (
+        f"dim {s.get('hidden_channels')}, {doc['rounds']} of {s.get('max_epochs')} "
+        f"epochs, best {client.get('best_epoch')}"
+    )
+
+
+def _hours(doc: dict[str, Any]) -> str:
+    seconds = (doc.get("settings") or {}).get("train_seconds")
+    return "–" if seconds is None else f"{seconds / 3600:.1f}"
+
+
+def fb15k237_table(results: Path) -> str:
+    r"""Markdown: each run's test MRR and Hits@1/3/10 (%) beside its recipe
+    source's, the difference in MRR, the budget it ran and its training
+    hours."""
+    header = ["run", "recipe", "budget", "MRR", "Hits@1", "Hits@3", "Hits@10",
+              "published MRR / H@1 / H@3 / H@10", "Δ MRR", "training hours",
+              "results file"]  # fmt: skip
+    rows = []
+    for run, label, name, doc in present_runs(results, _label_runs(), FILE):
+        recipe = _spec(run)[1]
+        w, pub = doc["weighted"], _reported(recipe)
+        ours = [100 * w[k] for k in ("mrr", "hits@1", "hits@3", "hits@10")]
+        shown = " / ".join(
+            f"{100 * pub[k]:.1f}" for k in ("mrr", "hits@1", "hits@3", "hits@10")
+        )
+        rows.append([label, f"`{recipe}`", _budget(doc), *(f"{v:.2f}" for v in ours),
+                     shown, f"{ours[0] - 100 * pub['mrr']:+.2f}", _hours(doc),
+                     results_link(name)])  # fmt: skip
+    if not rows:
+        return "No FB15k-237 run has finished yet."
+    return markdown_table(header, rows)
+
+
+def verdicts(results: Path) -> list[Row]:
+    r"""Per run: its test MRR within the tolerance of :data:`RUNS` of its
+    recipe source's published MRR, or ``not run``."""
+    rows: list[Row] = []
+    for run, recipe, label, tol in RUNS:
+        pub = 100 * _reported(recipe)["mrr"]
+        claim = f"{label}: test MRR"
+        found = list(present_runs(results, [(run, label)], FILE))
+        if not found:
+            rows.append((run, claim, f"{pub:.1f}", "not run", "not run"))
+            continue
+        ours = 100 * found[0][3]["weighted"]["mrr"]
+        rows.append(
+            (run, claim, f"{pub:.1f}", f"{ours:.2f}", within([ours - pub], [tol]))
+        )
+    return rows
+
+
+BLOCKS: dict[str, Callable[[Path], str]] = {
+    "kge-fb15k237-table": fb15k237_table,
+    "kge-fb15k237-commands": lambda r: commands_list(
+        r, [FILE.format(run) for run, *_ in RUNS]
+    ),
+}
