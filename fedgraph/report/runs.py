@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from fedgraph.data.io import atomic_write_text
+from fedgraph.runtime.run_record import is_per_graph
 
 
 @dataclass
@@ -156,7 +157,7 @@ def load_run(path: str | os.PathLike[str]) -> RunSummary:
     file, label, doc = _read_run_file(Path(path))
     history = doc["history"]
     settings = dict(doc.get("settings") or {})
-    baseline = bool(history) and isinstance(history[0], list)
+    baseline = is_per_graph(history)
     glob: list[tuple[int, float]] = []
     ledger = doc.get("comm_per_round") or {}
     if baseline:

@@ -297,6 +297,13 @@ def _check_trainers(
             )
 
 
+def is_per_graph(history: Any) -> bool:
+    r"""Whether ``history`` (of a ``progress.json`` or results file) is a
+    baseline's, one list of validations per graph, rather than a federated
+    run's, one entry per round; an empty history is neither (:obj:`False`)."""
+    return isinstance(history, list) and bool(history) and isinstance(history[0], list)
+
+
 def _check_complete(
     run_dir: Path, doc: Mapping[str, Any] | None, loaded: Mapping[Path, Any]
 ) -> None:
@@ -305,7 +312,7 @@ def _check_complete(
     history = doc.get("history") if doc is not None else None
     hint = "restore it from a copy, or train into a new `--out`"
     trained = len(history) if isinstance(history, list) else 0
-    if trained and isinstance(history[0], list):  # a baseline's: one per graph
+    if trained and is_per_graph(history):  # a baseline's: one list per graph
         _check_trainers(run_dir, history, loaded, hint)
     elif trained and run_dir / LAST not in loaded:
         folder = run_dir / LAST.parent
@@ -418,4 +425,5 @@ __all__ = [
     "checkpoint_files",
     "check_resume",
     "check_rounds",
+    "is_per_graph",
 ]

@@ -6,8 +6,15 @@ from fedgraph.runtime.run_record import (
     FREE_KEYS,
     check_resume,
     differing_settings,
+    is_per_graph,
     same_data,
 )
+
+
+def test_a_baselines_history_is_one_list_per_graph():
+    assert is_per_graph([[{"epoch": 5}], []])  # Independent, graph 1 not validated
+    assert not is_per_graph([{"round": 1}])  # a federated run's rounds
+    assert not is_per_graph([]) and not is_per_graph(None)
 
 
 def test_differing_settings_ignores_free_and_new_keys():
