@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from fedgraph.recipes import load_recipe
+from fedgraph.report.files import load_json
 from generator.commands import commands_list
 from generator.files import markdown_table, present_runs, results_link
 from generator.verdict import Row, within
@@ -81,6 +82,47 @@ def fb15k237_table(results: Path) -> str:
     return markdown_table(header, rows)
 
 
+#: ``(algorithm, label)`` of the runs on FedLU's R3 partition: FedLU's
+#: settings (``fedlu-r3-ALGORITHM-transe.json``, the FedLU page's) against
+#: TransE's LibKGE recipe (``kge-fb15k237-r3-ALGORITHM-transe-libkge.json``)
+R3_RUNS = (("independent", "Independent"), ("fede", "FedE"))
+R3_FILES = ("fedlu-r3-{}-transe.json", "kge-fb15k237-r3-{}-transe-libkge.json")
+
+
+def _metrics(doc: dict[str, Any] | None, name: str) -> str:
+    if doc is None:
+        return "not run"
+    w = doc["weighted"]
+    shown = " / ".join(f"{100 * w[k]:.2f}" for k in ("mrr", "hits@1", "hits@10"))
+    return f"{shown} ({results_link(name)})"
+
+
+def r3_table(results: Path) -> str:
+    r"""Markdown: Independent and FedE on FedLU's R3 (TransE, FedLU's
+    protocol) with FedLU's settings and with ``transe-libkge-fb15k-237``:
+    test MRR / Hits@1 / Hits@10 (%) of each and the recipe's gain in MRR,
+    then FedE's gain over Independent under each."""
+    header = ["algorithm", "FedLU's settings: MRR / H@1 / H@10",
+              "LibKGE's TransE recipe: MRR / H@1 / H@10", "recipe's gain (MRR)"]  # fmt: skip
+    rows, mrr = [], {}
+    for algo, label in R3_RUNS:
+        names = [f.format(algo) for f in R3_FILES]
+        docs = [load_json(results / n) for n in names]
+        for setting, doc in zip(("fedlu", "recipe"), docs, strict=True):
+            if doc is not None:
+                mrr[algo, setting] = 100 * doc["weighted"]["mrr"]
+        gain = "–"
+        if (algo, "fedlu") in mrr and (algo, "recipe") in mrr:
+            gain = f"{mrr[algo, 'recipe'] - mrr[algo, 'fedlu']:+.2f}"
+        rows.append([label, *map(_metrics, docs, names), gain])
+    lines = [markdown_table(header, rows)]
+    for setting, label in (("fedlu", "FedLU's settings"), ("recipe", "the recipe")):
+        if ("fede", setting) in mrr and ("independent", setting) in mrr:
+            gain = mrr["fede", setting] - mrr["independent", setting]
+            lines.append(f"FedE's gain over Independent with {label}: {gain:+.2f} MRR.")
+    return "\n\n".join(lines)
+
+
 def verdicts(results: Path) -> list[Row]:
     r"""Per run: its test MRR within the tolerance of :data:`RUNS` of its
     recipe source's published MRR, or ``not run``."""
@@ -101,7 +143,10 @@ def verdicts(results: Path) -> list[Row]:
 
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "kge-fb15k237-table": fb15k237_table,
+    "kge-fb15k237-r3": r3_table,
     "kge-fb15k237-commands": lambda r: commands_list(
-        r, [FILE.format(run) for run, *_ in RUNS]
+        r,
+        [FILE.format(run) for run, *_ in RUNS]
+        + [R3_FILES[1].format(algo) for algo, _ in R3_RUNS],
     ),
 }

@@ -20,7 +20,7 @@ from generator.fedmkgc import (
     fedmkgc_reduced_table,
     mkgc_client_steps,
 )
-from generator.kge_fb15k237 import fb15k237_table
+from generator.kge_fb15k237 import fb15k237_table, r3_table
 from generator.kge_fb15k237 import verdicts as fb15k237_verdicts
 from generator.optimisers import server_optimiser_table
 from generator.pages import BLOCKS
@@ -209,6 +209,23 @@ def test_fb15k237_rows_put_each_run_beside_its_recipes_source(tmp_path):
     verdict = dict((r[0], r[4]) for r in fb15k237_verdicts(tmp_path))
     assert verdict["transe-libkge"] == "not reproduced (Δ -0.60)"
     assert fb15k237_table(tmp_path / "none") == "No FB15k-237 run has finished yet."
+
+
+def test_r3_table_puts_the_recipe_beside_fedlus_settings(tmp_path):
+    def run(mrr):
+        return {"weighted": {"mrr": mrr, "hits@1": 0.2, "hits@10": 0.5}}
+
+    for name, mrr in (("fedlu-r3-fede-transe", 0.3255),
+                      ("fedlu-r3-independent-transe", 0.3183),
+                      ("kge-fb15k237-r3-fede-transe-libkge", 0.3401)):  # fmt: skip
+        (tmp_path / f"{name}.json").write_text(json.dumps(run(mrr)))
+    table, *notes = r3_table(tmp_path).split("\n\n")
+    independent, fede = table.splitlines()[2:]
+    assert independent.endswith("| not run | – |")
+    assert fede.startswith("| FedE | 32.55 / 20.00 / 50.00 ([`fedlu-r3-fede-transe")
+    assert fede.endswith("| +1.46 |")  # 34.01 - 32.55
+    # FedE over Independent: FedLU's settings only (Independent's recipe run missing)
+    assert notes == ["FedE's gain over Independent with FedLU's settings: +0.72 MRR."]
 
 
 def _text_run(algorithm, languages, rounds, best, valid_at, mrr):
