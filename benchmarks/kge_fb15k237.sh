@@ -41,10 +41,17 @@
 #   TAG=r3-fede- ALGORITHM=fede DATA=fedlu-fb15k-237-r3 \
 #       EPOCHS=10 EVAL_EVERY=1 sh benchmarks/kge_fb15k237.sh complex-n3
 #
+# EXTRA adds options to every run's command, which win over the recipe's;
+# name the variant with SUFFIX (appended to the run's name). A recipe with one
+# setting changed, as a control run:
+#
+#   EXTRA="--num-negatives 61" SUFFIX=-neg61 sh benchmarks/kge_fb15k237.sh transe-libkge
+#
 # Settings (environment; defaults in brackets): RUNS [runs/kge-fb15k237],
 # DATA [fb15k-237, read under FEDGRAPH_DATA], ALGORITHM [centralized],
-# TAG [none], DIM [200], EPOCHS [30], EVAL_EVERY [2], THREADS [2], NICE [10],
-# PYTHON [python], RESULTS [docs/results].
+# TAG [none], SUFFIX [none], EXTRA [none], DIM [200], EPOCHS [30],
+# EVAL_EVERY [2], THREADS [2], NICE [10], PYTHON [python],
+# RESULTS [docs/results].
 #
 # Edit this file only by writing a new copy and renaming it over the old one:
 # sh reads a script as it runs it.
@@ -54,6 +61,8 @@ RUNS=${RUNS:-runs/kge-fb15k237}
 DATA=${DATA:-fb15k-237}
 ALGORITHM=${ALGORITHM:-centralized}
 TAG=${TAG:-}
+SUFFIX=${SUFFIX:-}
+EXTRA=${EXTRA:-}
 DIM=${DIM:-200}
 EPOCHS=${EPOCHS:-30}
 EVAL_EVERY=${EVAL_EVERY:-2}
@@ -74,20 +83,20 @@ local_epochs=""
 [ "$ALGORITHM" = centralized ] || local_epochs="--local-epochs 1"
 
 train() {  # NAME RECIPE
-    name="$TAG$1-d$DIM-e$EPOCHS"
+    name="$TAG$1-d$DIM-e$EPOCHS$SUFFIX"
     # shellcheck disable=SC2086
     series_run "$name" kge-fb15k237- $PYTHON -m fedgraph.cli.main \
         train $DATA --algorithm $ALGORITHM --recipe "$2" --dim $DIM \
         --rounds $EPOCHS $local_epochs --eval-every $EVAL_EVERY --patience 0 \
-        --seed 0 --threads $THREADS --quiet --out "$RUNS/$name" --resume
+        --seed 0 --threads $THREADS $EXTRA --quiet --out "$RUNS/$name" --resume
 }
 
 train_as_recipe() {  # NAME RECIPE: the recipe's own budget
-    name="$TAG$1"
+    name="$TAG$1$SUFFIX"
     # shellcheck disable=SC2086
     series_run "$name" kge-fb15k237- $PYTHON -m fedgraph.cli.main \
         train $DATA --algorithm $ALGORITHM --recipe "$2" $local_epochs \
-        --seed 0 --threads $THREADS --quiet --out "$RUNS/$name" --resume
+        --seed 0 --threads $THREADS $EXTRA --quiet --out "$RUNS/$name" --resume
 }
 
 failed=0

@@ -94,6 +94,19 @@ def test_kge_fb15k237_runs_a_libkge_recipe_at_its_own_budget(stub, tmp_path):
     assert json.loads(copied.read_text()) == {"done": True}
 
 
+def test_kge_fb15k237_runs_a_control_variant_under_its_own_name(stub, tmp_path):
+    done = _run("kge_fb15k237.sh", stub, tmp_path, "transe-libkge", THREADS="1",
+                EXTRA="--num-negatives 61", SUFFIX="-neg61")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert _calls(tmp_path) == [
+        "-m fedgraph.cli.main train fb15k-237 --algorithm centralized --recipe "
+        "transe-libkge-fb15k-237 --seed 0 --threads 1 --num-negatives 61 --quiet "
+        f"--out {tmp_path}/runs/transe-libkge-neg61 --resume"
+    ]
+    copied = tmp_path / "results" / "kge-fb15k237-transe-libkge-neg61.json"
+    assert json.loads(copied.read_text()) == {"done": True}
+
+
 @pytest.mark.parametrize("args", [["bogus"], []])
 def test_kge_fb15k237_refuses_an_unknown_or_missing_name(stub, tmp_path, args):
     done = _run("kge_fb15k237.sh", stub, tmp_path, *args)
