@@ -81,29 +81,26 @@ def test_kge_fb15k237_runs_each_recipe_once_at_its_budget(stub, tmp_path):
     assert len(_calls(tmp_path)) == 2
 
 
-def test_kge_fb15k237_runs_a_libkge_recipe_at_its_own_budget(stub, tmp_path):
-    done = _run("kge_fb15k237.sh", stub, tmp_path, "transe-libkge", DIM="100",
-                EPOCHS="4", THREADS="1")  # fmt: skip
+@pytest.mark.parametrize(
+    "env, options, name",
+    [
+        ({"DIM": "100", "EPOCHS": "4"}, "", "transe-libkge"),
+        # a control run: EXTRA wins over the recipe, SUFFIX names the variant
+        ({"EXTRA": "--num-negatives 61", "SUFFIX": "-neg61"}, "--num-negatives 61 ",
+         "transe-libkge-neg61"),
+    ],
+)  # fmt: skip
+def test_kge_fb15k237_runs_a_libkge_recipe_at_its_own_budget(
+    stub, tmp_path, env, options, name
+):
+    done = _run("kge_fb15k237.sh", stub, tmp_path, "transe-libkge", THREADS="1", **env)
     assert done.returncode == 0, done.stderr
     assert _calls(tmp_path) == [
         "-m fedgraph.cli.main train fb15k-237 --algorithm centralized --recipe "
-        "transe-libkge-fb15k-237 --seed 0 --threads 1 --quiet --out "
-        f"{tmp_path}/runs/transe-libkge --resume"
+        f"transe-libkge-fb15k-237 --seed 0 --threads 1 {options}--quiet --out "
+        f"{tmp_path}/runs/{name} --resume"
     ]
-    copied = tmp_path / "results" / "kge-fb15k237-transe-libkge.json"
-    assert json.loads(copied.read_text()) == {"done": True}
-
-
-def test_kge_fb15k237_runs_a_control_variant_under_its_own_name(stub, tmp_path):
-    done = _run("kge_fb15k237.sh", stub, tmp_path, "transe-libkge", THREADS="1",
-                EXTRA="--num-negatives 61", SUFFIX="-neg61")  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert _calls(tmp_path) == [
-        "-m fedgraph.cli.main train fb15k-237 --algorithm centralized --recipe "
-        "transe-libkge-fb15k-237 --seed 0 --threads 1 --num-negatives 61 --quiet "
-        f"--out {tmp_path}/runs/transe-libkge-neg61 --resume"
-    ]
-    copied = tmp_path / "results" / "kge-fb15k237-transe-libkge-neg61.json"
+    copied = tmp_path / "results" / f"kge-fb15k237-{name}.json"
     assert json.loads(copied.read_text()) == {"done": True}
 
 
