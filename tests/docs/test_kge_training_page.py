@@ -103,8 +103,11 @@ def test_the_per_kg_tables_link_every_run():
     files = {
         LINK.search(" ".join(row))[1] for _, row in (p.values for p in linked_rows())
     }
+    # the FB15k-237 runs have a page of their own (papers/kge-fb15k237.md)
     on_disk = {
-        f"results/{p.name}" for p in (ROOT / "docs" / "results").glob("kge-*-*.json")
+        f"results/{p.name}"
+        for p in (ROOT / "docs" / "results").glob("kge-*-*.json")
+        if not p.name.startswith("kge-fb15k237-")
     }
     assert files == on_disk
 
