@@ -204,6 +204,13 @@ def test_fb15k237_rows_put_each_run_beside_its_recipes_source(tmp_path):
     rows = {r[0]: r[1:] for r in fb15k237_verdicts(tmp_path)}
     assert rows["transe-libkge"][1:] == ("31.3", "31.02", "reproduced (Δ -0.28)")
     assert rows["complex-n3-d200-e30"][1:] == ("37.0", "not run", "not run")
+    # a budgeted run: its epochs against the recipe's 100, not its own cap of 30
+    n3 = run(0.3621, 0.2601, 0.3801, 0.5401, 200, 30, 28, 1.0)
+    n3["settings"]["max_epochs"] = 30
+    (tmp_path / "kge-fb15k237-complex-n3-d200-e30.json").write_text(json.dumps(n3))
+    assert "| dim 200, 30 of 100 epochs, best 28 | 36.21 |" in fb15k237_table(tmp_path)
+    rows = {r[0]: r[1:] for r in fb15k237_verdicts(tmp_path)}
+    assert rows["complex-n3-d200-e30"][1:] == ("37.0", "36.21", "reproduced (Δ -0.79)")
     doc["weighted"]["mrr"] = 0.3070  # 0.6 below: outside the 0.5 points
     (tmp_path / "kge-fb15k237-transe-libkge.json").write_text(json.dumps(doc))
     verdict = dict((r[0], r[4]) for r in fb15k237_verdicts(tmp_path))
