@@ -65,7 +65,9 @@
 # TEST_MAX_TRIPLES [0: all], STEPS [46 = one Greek epoch at batch 384],
 # GREEK_ROUNDS [5], VALID_EVERY [5], IND_VALID_EVERY [VALID_EVERY], BATCH [384],
 # THREADS [1 per run], NICE [10], PARALLEL [1: both runs at once; 0: one after
-# the other], STOP_AFTER [none], PYTHON [python], RESULTS [docs/results].
+# the other], ONLY [none; "independent" or "fedmkgc" runs that one alone, as
+# when the other's results file is already there], STOP_AFTER [none],
+# PYTHON [python], RESULTS [docs/results].
 #
 # Edit this file only by writing a new copy and renaming it over the old one:
 # sh reads a script as it runs it.
@@ -88,6 +90,11 @@ BATCH=${BATCH:-384}
 THREADS=${THREADS:-1}
 NICE=${NICE:-10}
 PARALLEL=${PARALLEL:-1}
+ONLY=${ONLY:-}
+case $ONLY in
+    ""|independent|fedmkgc) ;;
+    *) echo "ONLY=$ONLY: expected independent or fedmkgc" >&2; exit 2 ;;
+esac
 STOP_AFTER=${STOP_AFTER:-}
 PYTHON=${PYTHON:-python}
 RESULTS=${RESULTS:-docs/results}
@@ -132,7 +139,14 @@ federated() {
         $((cycle * VALID_EVERY)) $PARTNERS el
 }
 
-if [ "$PARALLEL" = 1 ]; then
+ind=0 fed=0
+if [ "$ONLY" = independent ]; then
+    independent
+    ind=$?
+elif [ "$ONLY" = fedmkgc ]; then
+    federated
+    fed=$?
+elif [ "$PARALLEL" = 1 ]; then
     independent &
     ind=$!
     federated

@@ -131,6 +131,22 @@ def test_fedmkgc_reduced_runs_independent_then_fedmkgc(stub, tmp_path):
     ]
 
 
+@pytest.mark.parametrize("only", ["fedmkgc", "independent"])
+def test_fedmkgc_reduced_only_runs_the_one_named(stub, tmp_path, only):
+    done = _run("fedmkgc_reduced.sh", stub, tmp_path, TAG="t-", ONLY=only)
+    assert done.returncode == 0, done.stderr
+    (call,) = _calls(tmp_path)
+    assert f"--algorithm {only} " in call
+    assert call.endswith(f"-{'en-el' if only == 'fedmkgc' else 'el'} --resume")
+
+
+def test_fedmkgc_reduced_refuses_another_only(stub, tmp_path):
+    done = _run("fedmkgc_reduced.sh", stub, tmp_path, ONLY="both")
+    assert done.returncode == 2
+    assert done.stderr.strip() == "ONLY=both: expected independent or fedmkgc"
+    assert _calls(tmp_path) == []
+
+
 def test_fedmkgc_reduced_every_language_trains_each_alone_too(stub, tmp_path):
     done = _run("fedmkgc_reduced.sh", stub, tmp_path, PARALLEL="0", TAG="s20-",
                 PARTNERS="en fr es ja", EVERY_LANGUAGE="1", STEPS="20",
