@@ -126,6 +126,7 @@ train() {  # NAME ALGORITHM ROUNDS EVAL_EVERY LANGUAGES...
 }
 
 independent() {
+    [ "$ONLY" = fedmkgc ] && return 0
     if [ "$EVERY_LANGUAGE" = 1 ]; then
         # shellcheck disable=SC2086
         train "${TAG}independent-$partners_name-el" independent "$GREEK_ROUNDS" \
@@ -135,18 +136,12 @@ independent() {
     fi
 }
 federated() {
+    [ "$ONLY" = independent ] && return 0
     train "${TAG}fedmkgc-$partners_name-el" fedmkgc $((cycle * GREEK_ROUNDS)) \
         $((cycle * VALID_EVERY)) $PARTNERS el
 }
 
-ind=0 fed=0
-if [ "$ONLY" = independent ]; then
-    independent
-    ind=$?
-elif [ "$ONLY" = fedmkgc ]; then
-    federated
-    fed=$?
-elif [ "$PARALLEL" = 1 ]; then
+if [ "$PARALLEL" = 1 ]; then
     independent &
     ind=$!
     federated

@@ -45,11 +45,10 @@ def _spec(run: str) -> tuple[str, str, str, float]:
     return next(r for r in RUNS if r[0] == run)
 
 
-def _budget(doc: dict[str, Any], recipe: str) -> str:
+def _budget(doc: dict[str, Any], epochs: int) -> str:
     # epochs against the recipe's (its source's budget), not the run's cap
     s = doc.get("settings") or {}
     client = (doc.get("clients") or [{}])[0]
-    epochs = load_recipe(recipe)["train"]["rounds"]
     return (
         f"dim {s.get('hidden_channels')}, {doc['rounds']} of {epochs} "
         f"epochs, best {client.get('best_epoch')}"
@@ -71,12 +70,13 @@ def fb15k237_table(results: Path) -> str:
     rows = []
     for run, label, name, doc in present_runs(results, _label_runs(), FILE):
         recipe = _spec(run)[1]
-        w, pub = doc["weighted"], _reported(recipe)
+        spec = load_recipe(recipe)
+        w, pub = doc["weighted"], spec["source"]["reported"]
         ours = [100 * w[k] for k in ("mrr", "hits@1", "hits@3", "hits@10")]
         shown = " / ".join(
             f"{100 * pub[k]:.1f}" for k in ("mrr", "hits@1", "hits@3", "hits@10")
         )
-        rows.append([label, f"`{recipe}`", _budget(doc, recipe), *(f"{v:.2f}" for v in ours),
+        rows.append([label, f"`{recipe}`", _budget(doc, spec["train"]["rounds"]), *(f"{v:.2f}" for v in ours),
                      shown, f"{ours[0] - 100 * pub['mrr']:+.2f}", _hours(doc),
                      results_link(name)])  # fmt: skip
     if not rows:
