@@ -65,14 +65,14 @@ def check_batchable(clients: Mapping[int, Client]) -> None:
                 "(use 'sequential')"
             )
     kinds = {
-        (cl.local_epochs, cl.batch_size, cl.modes, repr(cl.loss))
+        (cl.local_epochs, cl.batch_size, cl.modes, repr(cl.loss), cl.lr)
         for cl in clients.values()
         if isinstance(cl, KGEClient)
     }
     if len(kinds) > 1:
         raise ValueError(
             "`local_training='batched'` needs one local_epochs, batch_size, "
-            f"modes and loss for all clients (got {sorted(map(str, kinds))})"
+            f"modes, loss and lr for all clients (got {sorted(map(str, kinds))})"
         )
 
 

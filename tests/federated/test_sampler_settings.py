@@ -73,6 +73,16 @@ def test_batched_local_training_refuses_the_bernoulli_sampler():
     )
 
 
+def test_batched_local_training_refuses_clients_with_different_lrs():
+    from fedgraph.runtime.batched import check_batchable
+
+    _, clients = build_kge_federation("fede", toy_federation(), KGESettings(**SMALL))
+    check_batchable(clients)
+    clients[1].lr = 2 * clients[0].lr  # refused before any step, not at the first
+    with pytest.raises(ValueError, match=r"needs one local_epochs, .* and lr for all"):
+        check_batchable(clients)
+
+
 def test_flower_run_config_keys_sampler_and_sampler_kwargs():
     pytest.importorskip("flwr")
     from fedgraph.runtime.flower import FlowerRunSettings
