@@ -40,9 +40,11 @@ def summarise_run(folder: Path) -> dict[str, Any] | None:
     hold ``results.json`` too, once finished); a baseline, whose
     ``progress.json`` holds no rounds (each graph's validations, a list per
     graph), from ``results.json``."""
+    from fedgraph.runtime.run_record import is_per_graph
+
     results, progress = folder / "results.json", folder / "progress.json"
     history = json.loads(progress.read_text())["history"] if progress.exists() else []
-    if history and not isinstance(history[0], list):
+    if history and not is_per_graph(history):
         train = [float(h["train_seconds"]) for h in history]
         valid = _validation_seconds(history)
         return {
