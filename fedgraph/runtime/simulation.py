@@ -106,24 +106,26 @@ def checkpoint_hooks(
     def save(state: LoopState, improved: bool, kept: list[int]) -> None:
         here = [c for c in kept if c in clients]
         recorded = {} if record is None else {"settings": dict(record)}
+        # one copy of the models' states for both files: a text client's is
+        # gigabytes
+        models = _models_state(strategy, clients)
         if improved and len(here) == len(clients):
-            best_state = {**_models_state(strategy, clients), **recorded}
-            save_checkpoint(best_state, ckpt / BEST)
+            save_checkpoint({**models, **recorded}, ckpt / BEST)
         elif improved or here:
             # some clients keep this round's state, the others an earlier one
             best = load_checkpoint(ckpt / BEST, keys=("strategy", "clients"))
             best.update(recorded)
             if improved:
-                best["strategy"] = strategy.state_dict()
+                best["strategy"] = models["strategy"]
             for c in here:
-                best["clients"][c] = clients[c].state_dict()
+                best["clients"][c] = models["clients"][c]
             save_checkpoint(best, ckpt / BEST)
         last = {
             "round": state.round,
             "finished": state.finished,
             "best_value": state.best_value,
             "bad": state.bad,
-            "models": _models_state(strategy, clients),
+            "models": models,
             "ledger": state.ledger.state_dict(),
             "rng": _rng_state(),
             "result": state.result.to_dict(),
@@ -135,7 +137,9 @@ def checkpoint_hooks(
         save_checkpoint(last, ckpt / LAST)
 
     def load_best() -> None:
-        best = load_checkpoint(ckpt / BEST, keys=("strategy", "clients"))
+        # memory-mapped: the clients copy what they keep, so the test pass
+        # does not hold a second full copy of every model beside the live ones
+        best = load_checkpoint(ckpt / BEST, keys=("strategy", "clients"), mmap=True)
         _load_models_state(best, strategy, clients, ckpt / BEST)
 
     return save, load_best
