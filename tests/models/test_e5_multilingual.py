@@ -120,7 +120,12 @@ def test_the_model_has_e5_small_shape_and_bert_positions(e5):
     assert (c.layer_norm_eps, c.hidden_act, c.type_vocab_size) == (1e-12, "gelu", 2)
     assert encoder.pooler is None  # mean pooling, as e5
     assert sum(p.numel() for p in encoder.parameters()) == 117_505_920
-    assert type(tokenizer).__name__ == "XLMRobertaTokenizerFast"
+    # transformers 5 names its fast tokenizers without the suffix
+    assert type(tokenizer).__name__ in (
+        "XLMRobertaTokenizerFast",
+        "XLMRobertaTokenizer",
+    )
+    assert tokenizer.is_fast
     assert tokenizer("Hello world")["input_ids"] == [0, 35378, 8999, 2]
     assert len(data.pieces) == 250002 and data.special == {
         "bos": 0,

@@ -36,11 +36,28 @@ TEST = [(7, 1, 1), (0, 2, 6)]
 
 
 def tiny_tokenizer(tmp_path: Path):
+    r"""A WordPiece ``BertTokenizerFast`` over :data:`VOCAB` (built from a
+    ``tokenizers`` object: ``transformers`` 5 ignores ``vocab_file``).
+    ``tmp_path`` is unused, kept for the callers' signature."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
     from transformers import BertTokenizerFast
 
-    vocab = tmp_path / "vocab.txt"
-    vocab.write_text("\n".join(VOCAB) + "\n")
-    return BertTokenizerFast(vocab_file=str(vocab))
+    tok = Tokenizer(
+        models.WordPiece({w: i for i, w in enumerate(VOCAB)}, unk_token="[UNK]")
+    )
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    cls, sep = VOCAB.index("[CLS]"), VOCAB.index("[SEP]")
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", cls), ("[SEP]", sep)],
+    )
+    return BertTokenizerFast(
+        tokenizer_object=tok,
+        unk_token="[UNK]", sep_token="[SEP]", pad_token="[PAD]",
+        cls_token="[CLS]", mask_token="[MASK]",
+    )  # fmt: skip
 
 
 def tiny_bert(seed: int = 0, dropout: float = 0.0):
@@ -102,7 +119,10 @@ def write_toy_dbp5l(folder: Path, languages: tuple[str, ...] = ("en", "it")) -> 
 def save_tiny_model(folder: Path, seed: int = 7, dropout: float = 0.1) -> Path:
     r""":func:`tiny_bert` and :func:`tiny_tokenizer` saved as a Hugging Face
     model folder (what ``--encoder`` and the run-config key ``encoder`` name)."""
+    from fedgraph.models.text._transformers import no_progress_bars
+
     folder.mkdir(parents=True, exist_ok=True)
-    tiny_bert(seed=seed, dropout=dropout).save_pretrained(folder)
+    with no_progress_bars():  # transformers 5 draws one on stderr
+        tiny_bert(seed=seed, dropout=dropout).save_pretrained(folder)
     tiny_tokenizer(folder).save_pretrained(folder)
     return folder

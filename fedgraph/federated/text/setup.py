@@ -20,7 +20,7 @@ from fedgraph.federated.base import Strategy
 from fedgraph.federated.separated import Separated
 from fedgraph.federated.text.client import LOCAL_EPOCHS, FedMKGCClient
 from fedgraph.federated.text.fedmkgc import FedMKGC
-from fedgraph.models.text._transformers import require_transformers
+from fedgraph.models.text._transformers import no_progress_bars, require_transformers
 from fedgraph.models.text.bi_encoder import ENCODER, BiEncoder
 from fedgraph.models.text.e5 import (
     E5_SMALL_MULTILINGUAL,
@@ -130,8 +130,9 @@ def load_text_model(
             raise ValueError(f"{what} {err}") from None
         return load_e5_small_multilingual(weights)
     try:
-        encoder = transformers.AutoModel.from_pretrained(path)
-        tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+        with no_progress_bars():
+            encoder = transformers.AutoModel.from_pretrained(path)
+            tokenizer = transformers.AutoTokenizer.from_pretrained(path)
     except (OSError, ValueError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else ""
         hint = (

@@ -2,6 +2,8 @@ r"""Lazy access to the optional ``transformers`` dependency (extra ``text``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import ModuleType
 
 INSTALL_HINT = (
@@ -23,4 +25,18 @@ def require_transformers() -> ModuleType:
     return transformers
 
 
-__all__ = ["require_transformers", "INSTALL_HINT"]
+@contextmanager
+def no_progress_bars() -> Iterator[None]:
+    r"""Hides ``transformers``' progress bars for the block (version 5 draws
+    one on every ``from_pretrained``), then restores the setting."""
+    logging = require_transformers().utils.logging
+    shown = logging.is_progress_bar_enabled()
+    logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if shown:
+            logging.enable_progress_bar()
+
+
+__all__ = ["require_transformers", "no_progress_bars", "INSTALL_HINT"]

