@@ -121,6 +121,14 @@ def test_sequential_schedule_trains_one_client_per_round_in_order():
     )
 
 
+def test_a_trained_client_keeps_no_gradients(tmp_path):
+    # one model-sized gradient per client would stay alive between rounds
+    client = _client(tmp_path)
+    client.fit(Payload(config={"local-epochs": 1}))
+    assert all(p.grad is None for p in client.model.parameters())
+    assert client.optimizer.state  # the Adam moments stay
+
+
 def test_training_lowers_the_loss_and_raises_train_mrr(tmp_path):
     client = _client(tmp_path)
     before = client.evaluate(Payload(config={"split": "train"})).metrics

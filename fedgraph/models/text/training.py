@@ -41,7 +41,8 @@ def train_bi_encoder_epoch(
             drawn either way); :obj:`None`: the whole pass.
 
     Returns:
-        (float, int): the sum of the step losses and the number of steps.
+        (float, int): the sum of the step losses and the number of steps;
+        the parameters' gradients are freed (``None``).
     """
     if batch_size < 1:
         raise ValueError(f"`batch_size` must be positive (got {batch_size})")
@@ -65,6 +66,9 @@ def train_bi_encoder_epoch(
         optimizer.step()
         total += float(value.detach())
         steps += 1
+    # the last step's gradients are the model's size and of no further use
+    # (a federation keeps one such model per client)
+    optimizer.zero_grad(set_to_none=True)
     return total, steps
 
 
