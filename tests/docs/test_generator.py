@@ -20,6 +20,7 @@ from generator.fedmkgc import (
     fedmkgc_reduced_table,
     mkgc_client_steps,
 )
+from generator.fedmkgc import verdicts as fedmkgc_verdicts
 from generator.kge_fb15k237 import fb15k237_table, r3_table
 from generator.kge_fb15k237 import verdicts as fb15k237_verdicts
 from generator.optimisers import server_optimiser_table
@@ -353,6 +354,36 @@ def test_fedmkgc_languages_table_puts_each_language_beside_the_paper(tmp_path):
     # no results files: the published rows only
     assert len(fedmkgc_languages_table(tmp_path / "none").splitlines()) == 2 + 5 * 3
     assert BLOCKS["fedmkgc-languages-commands"](tmp_path / "none").startswith("Not run")
+
+
+def test_fedmkgc_five_language_verdicts_compare_greek_and_japanese(tmp_path):
+    langs = ["en", "fr", "es", "ja", "el"]
+    ind = _text_run("independent", langs, 3, 3, [3], [0.1])
+    fed = _text_run("fedmkgc", langs, 15, 15, [15], [0.1])
+    # Greek (client 4) gains 1.5 points, Japanese (client 3) loses 2
+    for doc, el, ja in ((ind, 0.20, 0.30), (fed, 0.215, 0.28)):
+        doc["clients"][4]["mrr"], doc["clients"][3]["mrr"] = el, ja
+        name = f"fedmkgc-reduced-translit-s20r3-{doc['settings']['algorithm']}"
+        (tmp_path / f"{name}-en-fr-es-ja-el.json").write_text(json.dumps(doc))
+    rows = fedmkgc_verdicts(tmp_path)
+    # the Greek + English MiniLM row is always there ("not run" without runs)
+    assert [r[0] for r in rows] == [
+        "greek",
+        "five-el-translit-s20r3",
+        "five-ja-translit-s20r3",
+    ]
+    assert rows[0][3:] == ("not run", "not run")
+    assert rows[1][1:] == (
+        "Greek gains from the other four languages (Tables 2–3), MiniLM + romanised titles",
+        "+25.9 (52.2 against 26.3); own-language titles +1.1 (27.4)",
+        "+1.50 (21.50 against 20.00)",
+        "reproduced (Δ +1.50)",
+    )
+    assert rows[2][2].startswith("+17.4 (45.4 against 28.0); own-language titles -12.6")
+    assert rows[2][3:] == ("-2.00 (28.00 against 30.00)", "not reproduced (Δ -2.00)")
+    # one run of the pair missing: no five-language rows
+    (tmp_path / "fedmkgc-reduced-translit-s20r3-fedmkgc-en-fr-es-ja-el.json").unlink()
+    assert [r[0] for r in fedmkgc_verdicts(tmp_path)] == ["greek"]
 
 
 def test_fedmkgc_reduced_losses_lists_the_greek_rounds_in_order(tmp_path):
