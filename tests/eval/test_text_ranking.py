@@ -138,7 +138,7 @@ def test_filtered_reranked_ranks_match_a_hand_computation():
 
 def test_vectorised_ranking_equals_a_per_query_loop(tmp_path):
     graph = toy_graph("en")
-    tok = tiny_tokenizer(tmp_path)
+    tok = tiny_tokenizer()
     tokens = EntityTokens.from_texts(tok, EN, max_length=6)
     model = BiEncoder(tiny_bert(), num_relations=3).eval()
     filt = TripleFilter(graph.all_triples(), 8, 3)
@@ -176,7 +176,7 @@ def test_vectorised_ranking_equals_a_per_query_loop(tmp_path):
 
 
 def test_entity_embeddings_are_batch_size_independent(tmp_path):
-    tokens = EntityTokens.from_texts(tiny_tokenizer(tmp_path), EN, max_length=6)
+    tokens = EntityTokens.from_texts(tiny_tokenizer(), EN, max_length=6)
     model = BiEncoder(tiny_bert(), num_relations=3)
     a = encode_all_entities(model, tokens, batch_size=3)
     b = encode_all_entities(model, tokens, batch_size=8)

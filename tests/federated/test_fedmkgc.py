@@ -35,7 +35,7 @@ FAST = MKGCSettings(lr=1e-3, batch_size=6, max_length=6, num_prefix_tokens=2)
 def _client(tmp_path, lang="en", seed=0, **kw):
     graph = toy_graph(lang)
     tokens = EntityTokens.from_texts(
-        tiny_tokenizer(tmp_path), entity_titles(graph), max_length=6
+        tiny_tokenizer(), entity_titles(graph), max_length=6
     )
     torch.manual_seed(seed)
     model = BiEncoder(tiny_bert(), num_relations=3, num_prefix_tokens=2)
@@ -280,7 +280,7 @@ def test_evaluation_merges_exactly_and_uses_the_global_model(tmp_path):
 
 def test_runner_builds_each_algorithm_and_resumes_exactly(tmp_path):
     graphs = {"en": toy_graph("en"), "it": toy_graph("it")}
-    tok = tiny_tokenizer(tmp_path)
+    tok = tiny_tokenizer()
     bert = tiny_bert(seed=7, dropout=0.1)
     seq = [compact_relations(g) for g in graphs.values()]
     s, cl = build_fedmkgc("fedmkgc", seq, bert, tok, FAST)

@@ -239,7 +239,7 @@ def test_the_command_loads_it_through_load_text_model(tmp_path, monkeypatch):
 
     def loaded(path):  # a tiny stand-in: the route, not the model, is tested here
         seen.append(Path(path))
-        return tiny_bert(), tiny_tokenizer(tmp_path)
+        return tiny_bert(), tiny_tokenizer()
 
     monkeypatch.setattr(setup, "load_e5_small_multilingual", loaded)
     data = write_toy_dbp5l(tmp_path / "dbp")

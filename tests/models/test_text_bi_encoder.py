@@ -33,7 +33,7 @@ def test_mean_pool_ignores_padding():
 
 
 def test_entity_tokens_truncate_pad_and_trim(tmp_path):
-    tok = tiny_tokenizer(tmp_path)
+    tok = tiny_tokenizer()
     tokens = EntityTokens.from_texts(
         tok, ["paris", "new capital city of the"], max_length=5
     )
@@ -51,7 +51,7 @@ def test_entity_tokens_truncate_pad_and_trim(tmp_path):
 
 
 def test_entity_embedding_is_the_unit_mean_of_the_language_model(tmp_path):
-    tok = tiny_tokenizer(tmp_path)
+    tok = tiny_tokenizer()
     bert = tiny_bert()
     model = BiEncoder(bert, num_relations=3).eval()
     tokens = EntityTokens.from_texts(tok, EN, max_length=6)
@@ -72,7 +72,7 @@ def test_entity_embedding_is_the_unit_mean_of_the_language_model(tmp_path):
 
 
 def test_query_is_prefix_then_entity_tokens(tmp_path):
-    tok = tiny_tokenizer(tmp_path)
+    tok = tiny_tokenizer()
     bert = tiny_bert()
     model = BiEncoder(bert, num_relations=3, num_prefix_tokens=4).eval()
     assert model.relation_prefix.shape == (6, 4, 16)

@@ -35,10 +35,9 @@ VALID = [(3, 1, 1), (2, 2, 4)]
 TEST = [(7, 1, 1), (0, 2, 6)]
 
 
-def tiny_tokenizer(tmp_path: Path):
+def tiny_tokenizer():
     r"""A WordPiece ``BertTokenizerFast`` over :data:`VOCAB` (built from a
-    ``tokenizers`` object: ``transformers`` 5 ignores ``vocab_file``).
-    ``tmp_path`` is unused, kept for the callers' signature."""
+    ``tokenizers`` object: ``transformers`` 5 ignores ``vocab_file``)."""
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
     from transformers import BertTokenizerFast
 
@@ -124,5 +123,5 @@ def save_tiny_model(folder: Path, seed: int = 7, dropout: float = 0.1) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     with no_progress_bars():  # transformers 5 draws one on stderr
         tiny_bert(seed=seed, dropout=dropout).save_pretrained(folder)
-    tiny_tokenizer(folder).save_pretrained(folder)
+    tiny_tokenizer().save_pretrained(folder)
     return folder
