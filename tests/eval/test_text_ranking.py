@@ -136,7 +136,7 @@ def test_filtered_reranked_ranks_match_a_hand_computation():
     assert 1 / state.sums["tail"]["rr"] == pytest.approx(2.0)  # 1 + 0.5 * 2 ties
 
 
-def test_vectorised_ranking_equals_a_per_query_loop(tmp_path):
+def test_vectorised_ranking_equals_a_per_query_loop():
     graph = toy_graph("en")
     tok = tiny_tokenizer()
     tokens = EntityTokens.from_texts(tok, EN, max_length=6)
@@ -175,7 +175,7 @@ def test_vectorised_ranking_equals_a_per_query_loop(tmp_path):
     assert got["n_queries"] == 2 * triples.size(0)
 
 
-def test_entity_embeddings_are_batch_size_independent(tmp_path):
+def test_entity_embeddings_are_batch_size_independent():
     tokens = EntityTokens.from_texts(tiny_tokenizer(), EN, max_length=6)
     model = BiEncoder(tiny_bert(), num_relations=3)
     a = encode_all_entities(model, tokens, batch_size=3)

@@ -32,7 +32,7 @@ pytestmark = pytest.mark.usefixtures("one_thread")
 FAST = MKGCSettings(lr=1e-3, batch_size=6, max_length=6, num_prefix_tokens=2)
 
 
-def _client(tmp_path, lang="en", seed=0, **kw):
+def _client(lang="en", seed=0, **kw):
     graph = toy_graph(lang)
     tokens = EntityTokens.from_texts(
         tiny_tokenizer(), entity_titles(graph), max_length=6
@@ -121,16 +121,16 @@ def test_sequential_schedule_trains_one_client_per_round_in_order():
     )
 
 
-def test_a_trained_client_keeps_no_gradients(tmp_path):
+def test_a_trained_client_keeps_no_gradients():
     # one model-sized gradient per client would stay alive between rounds
-    client = _client(tmp_path)
+    client = _client()
     client.fit(Payload(config={"local-epochs": 1}))
     assert all(p.grad is None for p in client.model.parameters())
     assert client.optimizer.state  # the Adam moments stay
 
 
-def test_training_lowers_the_loss_and_raises_train_mrr(tmp_path):
-    client = _client(tmp_path)
+def test_training_lowers_the_loss_and_raises_train_mrr():
+    client = _client()
     before = client.evaluate(Payload(config={"split": "train"})).metrics
     losses = []
     for _ in range(30):
@@ -145,12 +145,12 @@ def test_training_lowers_the_loss_and_raises_train_mrr(tmp_path):
     assert mrr(after) > 0.8
 
 
-def test_max_steps_cuts_a_round_to_the_first_batches_of_its_order(tmp_path):
+def test_max_steps_cuts_a_round_to_the_first_batches_of_its_order():
     # 18 examples in batches of 6: 3 steps an epoch. Capped at 2, a round
     # ends with the weights the uncapped round had after its 2nd step, and
     # the batch order of the next round is the uncapped one (same draws).
-    capped = _client(tmp_path, max_steps=2)
-    full = _client(tmp_path)
+    capped = _client(max_steps=2)
+    full = _client()
     after_two = {}
 
     class Snapshot(torch.optim.Adam):
@@ -169,18 +169,16 @@ def test_max_steps_cuts_a_round_to_the_first_batches_of_its_order(tmp_path):
     assert all(torch.equal(got[k], after_two[k]) for k in got)
     assert torch.equal(capped.generator.get_state(), full.generator.get_state())
     # counted over the round's epochs: 3 + 1 of 3 epochs; 0 is no cap
-    four = _client(tmp_path, max_steps=4)
+    four = _client(max_steps=4)
     assert four.fit(Payload(config={"local-epochs": 3})).metrics["count"] == 4
-    none = _client(tmp_path, max_steps=0)
+    none = _client(max_steps=0)
     assert none.fit(Payload(config={"local-epochs": 3})).metrics["count"] == 9
     with pytest.raises(ValueError, match="`max_steps` must be non-negative"):
-        _client(tmp_path, max_steps=-1)
+        _client(max_steps=-1)
 
 
-def test_relation_prefixes_never_leave_the_client(tmp_path):
-    spies = {
-        c: Spy(_client(tmp_path, lang, seed=c)) for c, lang in enumerate(["en", "it"])
-    }
+def test_relation_prefixes_never_leave_the_client():
+    spies = {c: Spy(_client(lang, seed=c)) for c, lang in enumerate(["en", "it"])}
     init = spies[0].inner.model.shared_arrays()
     res = run_simulation(
         FedMKGC(init), spies, num_rounds=2, eval_every=1, patience=0, progress=False
@@ -197,10 +195,8 @@ def test_relation_prefixes_never_leave_the_client(tmp_path):
         assert len(fits) == 2 and all(set(p.arrays) == names for p in fits)
 
 
-def test_communication_counts_equal_the_payload_sizes(tmp_path):
-    clients = {
-        c: _client(tmp_path, lang, seed=c) for c, lang in enumerate(["en", "it"])
-    }
+def test_communication_counts_equal_the_payload_sizes():
+    clients = {c: _client(lang, seed=c) for c, lang in enumerate(["en", "it"])}
     init = clients[0].model.shared_arrays()
     num = clients[0].model.num_shared_parameters()
     bytes_lm = sum(v.numel() * v.element_size() for v in init.values())
@@ -227,10 +223,8 @@ def test_communication_counts_equal_the_payload_sizes(tmp_path):
     )
 
 
-def test_parallel_round_averages_the_clients_models(tmp_path):
-    clients = {
-        c: _client(tmp_path, lang, seed=c) for c, lang in enumerate(["en", "it"])
-    }
+def test_parallel_round_averages_the_clients_models():
+    clients = {c: _client(lang, seed=c) for c, lang in enumerate(["en", "it"])}
     init = clients[0].model.shared_arrays()
     strategy = FedMKGC(init)
     payloads = strategy.configure_train(1, [0, 1])
@@ -246,10 +240,8 @@ def test_parallel_round_averages_the_clients_models(tmp_path):
     )
 
 
-def test_evaluation_merges_exactly_and_uses_the_global_model(tmp_path):
-    clients = {
-        c: _client(tmp_path, lang, seed=c) for c, lang in enumerate(["en", "it"])
-    }
+def test_evaluation_merges_exactly_and_uses_the_global_model():
+    clients = {c: _client(lang, seed=c) for c, lang in enumerate(["en", "it"])}
     strategy = FedMKGC(clients[1].model.shared_arrays())
     payloads = strategy.configure_evaluate(1, [0, 1], "test")
     replies = {c: clients[c].evaluate(p.detach()) for c, p in payloads.items()}
@@ -326,13 +318,13 @@ def test_compact_relations_keeps_only_used_relations():
     assert torch.equal(c.triples("train")[:, [0, 2]], t[:, [0, 2]])
 
 
-def test_a_capped_split_is_ranked_on_one_fixed_sample(tmp_path):
-    client = _client(tmp_path, seed=3, max_eval_triples={"train": 4, "test": 50})
+def test_a_capped_split_is_ranked_on_one_fixed_sample():
+    client = _client(seed=3, max_eval_triples={"train": 4, "test": 50})
     train = client.graph.triples("train")
     rows = client.eval_rows["train"]
     # a sorted sample of 4 distinct rows, drawn from the client's seed
     assert rows.tolist() == sorted(set(rows.tolist())) and rows.numel() == 4
-    assert torch.equal(rows, _client(tmp_path, seed=3, max_eval_triples={"train": 4})
+    assert torch.equal(rows, _client(seed=3, max_eval_triples={"train": 4})
                        .eval_rows["train"])  # fmt: skip
     assert "test" not in client.eval_rows  # a cap above the split's size: all
     reply = client.evaluate(Payload(config={"split": "train"})).metrics
@@ -355,14 +347,12 @@ def test_a_capped_split_is_ranked_on_one_fixed_sample(tmp_path):
     [({"unlearn": 3}, "must be splits of `graph`"),
      ({"valid": -1}, r"max_eval_triples\['valid'\]` must be non-negative")],
 )  # fmt: skip
-def test_a_bad_evaluation_cap_is_refused(tmp_path, caps, message):
+def test_a_bad_evaluation_cap_is_refused(caps, message):
     with pytest.raises(ValueError, match=message):
-        _client(tmp_path, max_eval_triples=caps)
+        _client(max_eval_triples=caps)
 
 
-def test_entity_texts_are_encoded_again_only_when_the_model_changed(
-    tmp_path, monkeypatch
-):
+def test_entity_texts_are_encoded_again_only_when_the_model_changed(monkeypatch):
     import fedgraph.federated.text.client as client_module
 
     calls = []
@@ -373,13 +363,13 @@ def test_entity_texts_are_encoded_again_only_when_the_model_changed(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(client_module, "encode_all_entities", counting)
-    client = _client(tmp_path)
-    other = _client(tmp_path, seed=5)
+    client = _client()
+    other = _client(seed=5)
     valid = client.evaluate(Payload(config={"split": "valid"})).metrics
     test = client.evaluate(Payload(config={"split": "test"})).metrics
     assert len(calls) == 1  # the test reused the validation's embeddings
     # the cached embeddings rank exactly as freshly encoded ones
-    fresh = _client(tmp_path)
+    fresh = _client()
     monkeypatch.setattr(client_module, "encode_all_entities", real)
     assert fresh.evaluate(Payload(config={"split": "test"})).metrics == test
     monkeypatch.setattr(client_module, "encode_all_entities", counting)

@@ -32,7 +32,7 @@ def test_mean_pool_ignores_padding():
         mean_pool(hidden, mask[:, :2])
 
 
-def test_entity_tokens_truncate_pad_and_trim(tmp_path):
+def test_entity_tokens_truncate_pad_and_trim():
     tok = tiny_tokenizer()
     tokens = EntityTokens.from_texts(
         tok, ["paris", "new capital city of the"], max_length=5
@@ -50,7 +50,7 @@ def test_entity_tokens_truncate_pad_and_trim(tmp_path):
         EntityTokens(torch.zeros(1, 2, dtype=torch.long), torch.zeros(1, 2))
 
 
-def test_entity_embedding_is_the_unit_mean_of_the_language_model(tmp_path):
+def test_entity_embedding_is_the_unit_mean_of_the_language_model():
     tok = tiny_tokenizer()
     bert = tiny_bert()
     model = BiEncoder(bert, num_relations=3).eval()
@@ -71,7 +71,7 @@ def test_entity_embedding_is_the_unit_mean_of_the_language_model(tmp_path):
         assert torch.allclose(model.encode_entities(wide, wide_mask), e, atol=1e-6)
 
 
-def test_query_is_prefix_then_entity_tokens(tmp_path):
+def test_query_is_prefix_then_entity_tokens():
     tok = tiny_tokenizer()
     bert = tiny_bert()
     model = BiEncoder(bert, num_relations=3, num_prefix_tokens=4).eval()
