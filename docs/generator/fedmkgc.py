@@ -265,14 +265,21 @@ def verdicts(results: Path) -> list[Row]:
         claim = f"Greek gains from the other languages (Tables 2–3), {encoder}"
         mrr = _greek_mrr(results, (tag, encoder))
         if set(mrr) == {"independent", "fedmkgc"}:
-            gain = mrr["fedmkgc"] - mrr["independent"]
-            ours = (f"{gain:+.2f} ({mrr['fedmkgc']:.2f} against "
-                    f"{mrr['independent']:.2f})")  # fmt: skip
-            word = f"{verdict_word([gain > 0])} (Δ {gain:+.2f})"
-            rows.append((key, claim, published, ours, word))
+            cells = _gain_cells(mrr["fedmkgc"], mrr["independent"])
+            rows.append((key, claim, published, *cells))
         elif i == 0:
             rows.append((key, claim, published, "not run", "not run"))
     return rows + five_language_verdicts(results)
+
+
+def _gain_cells(fed: float, alone: float) -> tuple[str, str]:
+    r"""The fedgraph and verdict cells of FedMKGC's test MRR ``fed`` against
+    Independent's ``alone`` (%): a gain is reproduced."""
+    gain = fed - alone
+    return (
+        f"{gain:+.2f} ({fed:.2f} against {alone:.2f})",
+        f"{verdict_word([gain > 0])} (Δ {gain:+.2f})",
+    )
 
 
 #: the five-language runs' claims: the paper's low-resource languages gain
@@ -287,24 +294,21 @@ def five_language_verdicts(results: Path) -> list[Row]:
     FedMKGC over Independent's, beside the paper's FedMKGC against SimKGC
     alone (Table 2) and FedMKGC_OL's (Table 3); a gain: reproduced."""
     published = published_table("fedmkgc", "languages")
-    runs = {name: doc for _, name, doc in five_language_runs(results)}
     rows = []
     for tag, encoder in FIVE_ENCODERS:
-        docs = [runs.get(f"{MKGC_REDUCED}{tag}{alg}-{FIVE}.json")
+        docs = [load_json(results / five_language_file(tag, alg))
                 for alg in ("fedmkgc", "independent")]  # fmt: skip
         if None in docs:
             continue
         for lang, language in FIVE_CLAIMS:
             fed, alone = (100 * _language_metrics(d, lang)["mrr"] for d in docs)
             main, ol, simkgc = (v[2] for v in published[lang].values())
-            gain = fed - alone
             rows.append((
                 f"five-{lang}-{tag.rstrip('-')}",
                 f"{language} gains from the other four languages (Tables 2–3), {encoder}",
                 f"{main - simkgc:+.1f} ({main:.1f} against {simkgc:.1f}); "
                 f"own-language titles {ol - simkgc:+.1f} ({ol:.1f})",
-                f"{gain:+.2f} ({fed:.2f} against {alone:.2f})",
-                f"{verdict_word([gain > 0])} (Δ {gain:+.2f})",
+                *_gain_cells(fed, alone),
             ))  # fmt: skip
     return rows
 
@@ -321,6 +325,12 @@ def _greek_mrr(results: Path, encoder: tuple[str, str]) -> dict[str, float]:
     return mrr
 
 
+def five_language_file(tag: str, algorithm: str) -> str:
+    r"""The results file of the five-language run of ``algorithm`` with the
+    encoder of ``tag`` (:data:`FIVE_ENCODERS`)."""
+    return f"{MKGC_REDUCED}{tag}{algorithm}-{FIVE}.json"
+
+
 def five_language_runs(results: Path) -> list[tuple[str, str, dict[str, Any]]]:
     r"""``(row label, file name, results)`` of the five-language runs with
     results files, per encoder of :data:`FIVE_ENCODERS`: Independent (each
@@ -331,7 +341,7 @@ def five_language_runs(results: Path) -> list[tuple[str, str, dict[str, Any]]]:
             ("independent", "Independent, alone"),
             ("fedmkgc", "FedMKGC, sequential " + FIVE.replace("-", " → ")),
         ):
-            name = f"{MKGC_REDUCED}{tag}{algorithm}-{FIVE}.json"
+            name = five_language_file(tag, algorithm)
             doc = load_json(results / name)
             if doc is not None:
                 out.append((f"{encoder}: {label}", name, doc))
