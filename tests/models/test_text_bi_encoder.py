@@ -147,9 +147,15 @@ def test_add_inverse_triples():
         add_inverse_triples(t, num_relations=1)
 
 
-def test_from_pretrained_loads_a_local_folder_and_repr(tmp_path):
+def test_from_pretrained_loads_a_local_folder_and_repr(tmp_path, capfd):
+    from transformers.utils import logging
+
     tiny_bert(seed=5).save_pretrained(tmp_path / "bert")
+    capfd.readouterr()
+    logging.enable_progress_bar()
     model = BiEncoder.from_pretrained(tmp_path / "bert", num_relations=4)
+    assert capfd.readouterr().err == ""  # no loading bar
+    assert logging.is_progress_bar_enabled()  # the setting is restored
     ref = tiny_bert(seed=5)
     for (_, pa), (_, pb) in zip(
         model.encoder.named_parameters(), ref.named_parameters(), strict=True

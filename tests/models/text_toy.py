@@ -118,7 +118,7 @@ def write_toy_dbp5l(folder: Path, languages: tuple[str, ...] = ("en", "it")) -> 
 def save_tiny_model(folder: Path, seed: int = 7, dropout: float = 0.1) -> Path:
     r""":func:`tiny_bert` and :func:`tiny_tokenizer` saved as a Hugging Face
     model folder (what ``--encoder`` and the run-config key ``encoder`` name)."""
-    from fedgraph.models.text._transformers import no_progress_bars
+    from fedgraph.models.text.backend import no_progress_bars
 
     folder.mkdir(parents=True, exist_ok=True)
     with no_progress_bars():  # transformers 5 draws one on stderr

@@ -20,7 +20,7 @@ from fedgraph.federated.base import Strategy
 from fedgraph.federated.separated import Separated
 from fedgraph.federated.text.client import LOCAL_EPOCHS, FedMKGCClient
 from fedgraph.federated.text.fedmkgc import FedMKGC
-from fedgraph.models.text._transformers import no_progress_bars, require_transformers
+from fedgraph.models.text.backend import no_progress_bars, require_transformers
 from fedgraph.models.text.bi_encoder import ENCODER, BiEncoder
 from fedgraph.models.text.e5 import (
     E5_SMALL_MULTILINGUAL,

@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from fedgraph.models.text._transformers import require_transformers
+from fedgraph.models.text.backend import no_progress_bars, require_transformers
 
 #: Prefix of the shared (language-model) parameter names in :meth:`BiEncoder.shared_arrays`.
 ENCODER = "encoder."
@@ -142,7 +142,10 @@ class BiEncoder(nn.Module):
             num_prefix_tokens (int, optional): :math:`P`. (default: :obj:`12`)
         """
         transformers = require_transformers()
-        encoder = transformers.AutoModel.from_pretrained(str(name_or_path), **kwargs)
+        with no_progress_bars():
+            encoder = transformers.AutoModel.from_pretrained(
+                str(name_or_path), **kwargs
+            )
         return cls(encoder, num_relations, num_prefix_tokens=num_prefix_tokens)
 
     @torch.no_grad()

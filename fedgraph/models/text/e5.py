@@ -42,7 +42,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from fedgraph.models.text._transformers import no_progress_bars, require_transformers
+from fedgraph.models.text.backend import no_progress_bars, require_transformers
 
 #: The ``--encoder`` name of this model.
 E5_SMALL_MULTILINGUAL = "e5-small-multilingual"

@@ -1,4 +1,5 @@
-r"""Lazy access to the optional ``transformers`` dependency (extra ``text``)."""
+r"""Lazy access to the optional ``transformers`` dependency (extra ``text``),
+shared by the text models and the federated text setup."""
 
 from __future__ import annotations
 
