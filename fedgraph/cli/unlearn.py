@@ -22,6 +22,7 @@ from typing import Any
 from fedgraph import guard
 from fedgraph.cli.choices import CHECKPOINTS
 from fedgraph.cli.options import non_negative, positive, real, threads
+from fedgraph.eval import library_versions
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -151,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
     doc: dict[str, Any] = {
         "settings": _settings(args, meta, settings, which_round, requests, mu),
         "seconds": {},
+        "versions": library_versions(),
     }
     out = guard.claim_file(  # not over a file of someone else; locked
         args.results or args.run_dir / "unlearn" / "results.json", option="--results"
@@ -160,7 +162,11 @@ def run(args: argparse.Namespace) -> int:
     finished = _earlier_results(out, doc["settings"]) if args.resume else None
     if finished is not None:
         print(f"resuming: raw and unlearned results of {out}", flush=True)
-        doc = {**copy.deepcopy(finished), "settings": doc["settings"]}
+        doc = {
+            **copy.deepcopy(finished),
+            "settings": doc["settings"],
+            "versions": doc["versions"],
+        }
     else:
         _unlearn(args, doc, out, strategy, clients, requests, mu)
     if not args.no_retrain and not _retrain(

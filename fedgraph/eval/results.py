@@ -12,6 +12,7 @@ r"""The one results-JSON format every fedgraph trainer writes.
       "settings": {...},           # model, dims, gamma, candidates, filter,
                                    # directions, command, seed, ...
       "history": [...],            # learning curve (valid metrics per eval)
+      "versions": {...},           # Python and the installed libraries
       ...                          # e.g. "weighted_global" (FedLU)
     }
 
@@ -24,7 +25,9 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 from collections.abc import Mapping, Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +35,31 @@ from fedgraph.data.io import atomic_write_json
 from fedgraph.eval.metrics import LinkPredState
 
 ZERO_COMM = {"params_up": 0, "params_down": 0, "bytes_up": 0, "bytes_down": 0}
+
+#: The distributions whose versions a results file records, where installed.
+RECORDED_LIBRARIES = (
+    "fedgraph-kg",
+    "torch",
+    "torch_geometric",
+    "torch-scatter",
+    "numpy",
+    "transformers",
+    "flwr",
+    "geomloss",
+)
+
+
+def library_versions() -> dict[str, str]:
+    r"""The versions of Python and of the installed :data:`RECORDED_LIBRARIES`
+    (an absent one is left out): what a results file was made with. They sit
+    beside ``settings``, not in it, so a run resumes across library upgrades."""
+    out = {"python": platform.python_version()}
+    for name in RECORDED_LIBRARIES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
 
 
 def summarize(
@@ -90,6 +118,7 @@ def write_results(
         "comm": dict(comm if comm is not None else ZERO_COMM),
         "settings": dict(settings or {}),
         "history": list(history or []),
+        "versions": library_versions(),
         **extra,
     }
     path = Path(path)
@@ -106,4 +135,11 @@ def read_results(path: str | os.PathLike[str]) -> dict[str, Any]:
     return doc
 
 
-__all__ = ["write_results", "read_results", "summarize", "ZERO_COMM"]
+__all__ = [
+    "write_results",
+    "read_results",
+    "summarize",
+    "library_versions",
+    "RECORDED_LIBRARIES",
+    "ZERO_COMM",
+]

@@ -3,6 +3,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from fedgraph.cli.main import main
 
@@ -73,6 +74,7 @@ def test_train_then_unlearn_writes_issue_shape(tmp_path):
                 assert set(doc[model][which][split]) >= {"hits@1", "mrr"}
     assert doc["settings"]["n_forget"] == {"0": 3, "1": 3}
     assert doc["seconds"]["unlearn"] > 0 and "local" in doc["seconds"]["retrain"]
+    assert doc["versions"]["torch"] == torch.__version__
     assert (run / "unlearn" / "retrain" / "global.pt").exists()
     # --resume keeps the raw/unlearned results and the finished re-training
     unlearn_args = ["unlearn", str(run), "--forget", str(data), "--epochs", "2"]

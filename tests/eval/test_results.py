@@ -44,3 +44,30 @@ def test_summarize_and_write(tmp_path):
     (tmp_path / "z.json").write_text(json.dumps({"a": 1}))
     with pytest.raises(ValueError, match="not a fedgraph results file"):
         read_results(tmp_path / "z.json")
+
+
+def test_results_record_the_library_versions(tmp_path, monkeypatch):
+    import platform
+
+    import torch_geometric
+
+    from fedgraph.eval import results
+
+    path = write_results(
+        tmp_path / "r.json",
+        weighted={},
+        clients=[],
+        rounds=1,
+        seconds_per_round=0.0,
+        settings={"model": "transe"},
+    )
+    versions = read_results(path)["versions"]
+    assert versions["python"] == platform.python_version()
+    assert versions["torch"] == torch.__version__
+    assert versions["torch_geometric"] == torch_geometric.__version__
+    assert "versions" not in read_results(path)["settings"]  # resume ignores them
+    # a library that is not installed is left out, not recorded as missing
+    monkeypatch.setattr(
+        results, "RECORDED_LIBRARIES", ("torch", "no-such-distribution-xyz")
+    )
+    assert sorted(results.library_versions()) == ["python", "torch"]
