@@ -384,6 +384,51 @@ def fedmkgc_languages_table(results: Path) -> str:
     return "\n".join(lines)
 
 
+def paired_file(tag: str) -> str:
+    r"""The results file of ``benchmarks/fedmkgc_paired.py`` on the
+    five-language runs of the encoder of ``tag`` (:data:`FIVE_ENCODERS`)."""
+    return f"fedmkgc-paired-{tag.rstrip('-')}.json"
+
+
+def fedmkgc_paired_table(results: Path) -> str:
+    r"""Markdown: per encoder with a paired comparison of its five-language
+    runs and per language compared, FedMKGC's and Independent's test MRR
+    (%), their difference with its 95 % paired bootstrap interval over the
+    test triples, and the shares of queries each ranks higher."""
+    lines = [
+        "| encoder | language | FedMKGC | alone | difference | 95 % interval | "
+        "queries ranked higher: FedMKGC / alone | queries | results file |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    names = dict(LANGUAGES)
+    for tag, encoder in FIVE_ENCODERS:
+        doc = load_json(results / paired_file(tag))
+        if doc is None:
+            continue
+        for lang, d in doc["languages"].items():
+            low, high = (100 * x for x in d["ci95"])
+            lines.append(
+                f"| {encoder} | {names.get(lang, lang)} | {100 * d['a']['mrr']:.2f} | "
+                f"{100 * d['b']['mrr']:.2f} | {100 * d['mrr_difference']:+.2f} | "
+                f"{low:+.2f} to {high:+.2f} | {100 * d['a_ranks_higher']:.1f} % / "
+                f"{100 * d['b_ranks_higher']:.1f} % | {d['queries']:,} | "
+                f"{results_link(paired_file(tag))} |"
+            )
+    if len(lines) == 2:
+        return "Not run yet: benchmarks/fedmkgc_paired.py."
+    return "\n".join(lines)
+
+
+def fedmkgc_paired_commands(results: Path) -> str:
+    r"""Markdown list: the command recorded in each paired comparison."""
+    items = []
+    for tag, _ in FIVE_ENCODERS:
+        doc = load_json(results / paired_file(tag))
+        if doc is not None:
+            items.append(f"- `{paired_file(tag)}`: `{doc['command']}`")
+    return "\n".join(items) or "Not run yet: benchmarks/fedmkgc_paired.py."
+
+
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "fedmkgc-slice": fedmkgc_table,
     "fedmkgc-reduced": fedmkgc_reduced_table,
@@ -394,6 +439,8 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
         commands_list(r, [name for _, name, _ in five_language_runs(r)])
         or "Not run yet: the five-language command of benchmarks/fedmkgc_reduced.sh."
     ),
+    "fedmkgc-paired": fedmkgc_paired_table,
+    "fedmkgc-paired-commands": fedmkgc_paired_commands,
     "fedmkgc-reduced-commands": lambda r: commands_list(
         r, [name for _, name, _ in reduced_runs(r)]
     ),

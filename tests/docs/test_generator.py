@@ -15,6 +15,7 @@ from generator import files
 from generator.curves import comm_curve
 from generator.fedmkgc import (
     fedmkgc_languages_table,
+    fedmkgc_paired_table,
     fedmkgc_reduced_curves,
     fedmkgc_reduced_losses,
     fedmkgc_reduced_table,
@@ -495,4 +496,30 @@ def test_bad_arguments_exit_2_with_one_line(script, tmp_path, capsys):
     assert script.main(["--check", "--results", str(tmp_path / "none")]) == 2
     assert capsys.readouterr().err == (
         f"error: `--results` {tmp_path / 'none'} is not a folder\n"
+    )
+
+
+def test_fedmkgc_paired_table_gives_the_difference_and_its_interval(tmp_path):
+    def side(mrr):
+        return {"mrr": mrr, "hits@1": 0.0, "hits@10": 0.0}
+
+    lang = {"test_triples": 3, "a": side(0.125), "b": side(0.1), "queries": 6,
+            "mrr_difference": 0.025, "ci95": [-0.0125, 0.05],
+            "a_ranks_higher": 0.5, "b_ranks_higher": 1 / 3}  # fmt: skip
+    doc = {"command": "python benchmarks/fedmkgc_paired.py A B --languages ja",
+           "languages": {"ja": lang}}  # fmt: skip
+    assert (
+        fedmkgc_paired_table(tmp_path) == "Not run yet: benchmarks/fedmkgc_paired.py."
+    )
+    (tmp_path / "fedmkgc-paired-translit-s20r3.json").write_text(json.dumps(doc))
+    rows = fedmkgc_paired_table(tmp_path).splitlines()
+    assert rows[2:] == [
+        "| MiniLM + romanised titles | Japanese | 12.50 | 10.00 | +2.50 | "
+        "-1.25 to +5.00 | 50.0 % / 33.3 % | 6 | [`fedmkgc-paired-translit-s20r3.json`]"
+        "(../results/fedmkgc-paired-translit-s20r3.json) |"
+    ]
+    cmds = BLOCKS["fedmkgc-paired-commands"](tmp_path)
+    assert cmds == (
+        "- `fedmkgc-paired-translit-s20r3.json`: "
+        "`python benchmarks/fedmkgc_paired.py A B --languages ja`"
     )
