@@ -67,13 +67,17 @@ class RecordedRanks(LinkPredState):
         return torch.stack(cols, 1).reciprocal()
 
 
+class InputError(Exception):
+    r"""Bad input: :func:`main` prints it on one line and exits with 2."""
+
+
 def _finished(run: Path) -> dict[str, Any]:
     path = run / "results.json"
     if not path.is_file():
-        raise SystemExit(f"error: {path}: no results file (the run has not finished)")
+        raise InputError(f"{path}: no results file (the run has not finished)")
     doc = json.loads(path.read_text())
     if doc.get("settings", {}).get("family") != "text":
-        raise SystemExit(f"error: {path}: not a text (FedMKGC) run")
+        raise InputError(f"{path}: not a text (FedMKGC) run")
     return doc
 
 
@@ -86,7 +90,7 @@ def run_ranks(run: Path, languages: list[str], root: Path | None) -> dict[str, A
     order = list(rec["client_languages"])
     missing = [x for x in languages if x not in order]
     if missing:
-        raise SystemExit(f"error: {run}: no client for language(s) {missing}")
+        raise InputError(f"{run}: no client for language(s) {missing}")
     fields = {f.name for f in dataclasses.fields(MKGCSettings)}
     settings = MKGCSettings(**{k: v for k, v in rec.items() if k in fields})
     graphs = load_language_graphs(rec["data"], languages, root)
@@ -128,8 +132,8 @@ def run_ranks(run: Path, languages: list[str], root: Path | None) -> dict[str, A
         mine, theirs = state.compute(), doc["clients"][c]
         for key in ("mrr", "hits@1", "hits@10"):
             if abs(mine[key] - theirs[key]) > 1e-9:
-                raise SystemExit(
-                    f"error: {run}: {lang} test {key} recomputed as {mine[key]!r}, "
+                raise InputError(
+                    f"{run}: {lang} test {key} recomputed as {mine[key]!r}, "
                     f"the results file has {theirs[key]!r}"
                 )
         out[lang] = {
@@ -176,6 +180,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.resamples < 100:
         p.error(f"--resamples must be at least 100 (got {args.resamples})")
     torch.set_num_threads(args.threads)
+    try:
+        return _compare(args, argv)
+    except (InputError, ValueError, OSError) as err:  # a bad checkpoint: ValueError
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+def _compare(args: argparse.Namespace, argv: list[str] | None) -> int:
     t0 = time.perf_counter()
     ranks = {
         r: run_ranks(r, args.languages, args.root) for r in (args.run_a, args.run_b)
@@ -192,8 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     for lang in args.languages:
         if a[lang]["rr"].shape != b[lang]["rr"].shape:
-            raise SystemExit(
-                f"error: {lang}: the runs ranked different test queries "
+            raise InputError(
+                f"{lang}: the runs ranked different test queries "
                 f"({tuple(a[lang]['rr'].shape)} against {tuple(b[lang]['rr'].shape)})"
             )
         doc["languages"][lang] = {

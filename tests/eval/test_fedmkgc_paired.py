@@ -87,10 +87,19 @@ def test_two_toy_runs_are_ranked_again_as_recorded(script, tmp_path, capsys):
         assert d["ci95"][0] <= d["mrr_difference"] <= d["ci95"][1]
     assert "(as recorded)" in capsys.readouterr().out
 
-    # a run that has not finished, or a language it has no client for: refused
-    with pytest.raises(SystemExit, match="no results file"):
-        script.main([str(tmp_path), str(runs["independent"]), "--languages", "en"])
-    with pytest.raises(SystemExit, match=r"no client for language\(s\) \['xx'\]"):
-        script.main(
-            [str(runs["fedmkgc"]), str(runs["independent"]), "--languages", "xx"]
-        )
+    # a run that has not finished, a language it has no client for, or a
+    # missing checkpoint: one line on stderr, exit code 2
+    bad = [
+        ([str(tmp_path), str(runs["independent"]), "--languages", "en"],
+         "no results file (the run has not finished)"),
+        ([str(runs["fedmkgc"]), str(runs["independent"]), "--languages", "xx"],
+         r"no client for language(s) ['xx']"),
+    ]  # fmt: skip
+    for argv, message in bad:
+        assert script.main(argv) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1
+    (runs["independent"] / "checkpoints" / "best.pt").unlink()
+    argv = [str(runs["fedmkgc"]), str(runs["independent"]), "--languages", "en"]
+    assert script.main(argv) == 2
+    assert "best.pt" in capsys.readouterr().err
