@@ -340,6 +340,15 @@ def test_a_capped_split_is_ranked_on_one_fixed_sample():
     assert client.evaluate(Payload(config={"split": "train"})).metrics == reply
     test = client.evaluate(Payload(config={"split": "test"})).metrics
     assert test["n_triples"] == test["n_split_triples"] == 2
+    # the public parts evaluate is made of: the sample, and its ranks added
+    # to a state given (its sums, the reply's)
+    assert torch.equal(client.ranked_triples("train"), train[rows])
+    assert torch.equal(client.ranked_triples("test"), client.graph.triples("test"))
+    given = LinkPredState()
+    assert client.rank("train", given) is given
+    assert sum(given.sums[d]["rr"] for d in ("head", "tail")) == reply["mrr_sum"]
+    with pytest.raises(ValueError, match="`split` must be one of"):
+        client.ranked_triples("nope")
 
 
 @pytest.mark.parametrize(

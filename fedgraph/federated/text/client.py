@@ -9,7 +9,7 @@ import torch
 
 from fedgraph.data.knowledge_graph import KnowledgeGraph
 from fedgraph.eval.graph_rerank import GraphReranker
-from fedgraph.eval.metrics import DIRECTIONS
+from fedgraph.eval.metrics import DIRECTIONS, LinkPredState
 from fedgraph.eval.ranking import TripleFilter
 from fedgraph.eval.text_ranking import encode_all_entities, rank_text_triples
 from fedgraph.federated.base import Client
@@ -283,26 +283,38 @@ class FedMKGCClient(Client):
             num_examples=int(self.examples.size(0)),
         )
 
-    def evaluate(self, payload: Payload) -> Payload:
-        self._load(payload)
-        split = str(payload.config.get("split", "valid"))
+    def ranked_triples(self, split: str) -> torch.Tensor:
+        r"""The triples of ``split`` that an evaluation ranks: all of them,
+        or the sample of a capped split (:attr:`eval_rows`)."""
         if split not in self.graph.split_names:
             raise ValueError(
                 f"`split` must be one of {self.graph.split_names} (got '{split}')"
             )
-        split_triples = self.graph.triples(split)
+        triples = self.graph.triples(split)
         rows = self.eval_rows.get(split)
-        triples = split_triples if rows is None else split_triples[rows]
-        state = rank_text_triples(
+        return triples if rows is None else triples[rows]
+
+    def rank(self, split: str, state: LinkPredState | None = None) -> LinkPredState:
+        r"""The filtered ranks of :meth:`ranked_triples` of ``split`` under
+        the client's model, as :meth:`evaluate` computes them, added to
+        ``state`` (a new one by default; a subclass may keep the ranks)."""
+        return rank_text_triples(
             self.model,
             self.tokens,
-            triples,
+            self.ranked_triples(split),
             filter=self.filter,
             reranker=self.reranker,
             directions=self.directions,
             batch_size=self.eval_batch_size,
             entity_embeddings=self._entity_embeddings(),
+            state=state,
         )
+
+    def evaluate(self, payload: Payload) -> Payload:
+        self._load(payload)
+        split = str(payload.config.get("split", "valid"))
+        triples = self.ranked_triples(split)
+        state = self.rank(split)
         both = {
             k: sum(state.sums[d][k] for d in DIRECTIONS) for k in state.sums["tail"]
         }
@@ -317,7 +329,7 @@ class FedMKGCClient(Client):
                 **state.to_dict(),
                 **flat,
                 "n_triples": int(triples.size(0)),
-                "n_split_triples": int(split_triples.size(0)),
+                "n_split_triples": int(self.graph.triples(split).size(0)),
             },
             num_examples=int(triples.size(0)),
         )
