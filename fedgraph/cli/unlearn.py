@@ -22,7 +22,6 @@ from typing import Any
 from fedgraph import guard
 from fedgraph.cli.choices import CHECKPOINTS
 from fedgraph.cli.options import non_negative, positive, real, threads
-from fedgraph.eval import library_versions
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -134,6 +133,7 @@ def _add_retraining(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import torch
 
+    from fedgraph.eval import library_versions
     from fedgraph.federated.kge.setup import algorithm_settings
     from fedgraph.runtime.trained import load_trained_run
 
