@@ -11,12 +11,13 @@ from fedgraph.report.files import load_json
 
 
 def recorded_command(doc: dict[str, Any]) -> str:
-    r"""The command a results file records, with the machine's data folder
+    r"""The command a results file records (a run's ``settings.command``, or
+    a benchmark script's top-level ``command``), with the machine's data folder
     written ``$FEDGRAPH_DATA``, a folder in the system's temporary folder
     written ``runs/`` and its last name, and ``fedgraph train``'s dataset as
     its ``DATASET`` argument (runs recorded while ``--data DATASET`` was
     accepted too record that spelling)."""
-    cmd = str((doc.get("settings") or {}).get("command") or "")
+    cmd = str((doc.get("settings") or {}).get("command") or doc.get("command") or "")
     cmd = re.sub(r"^(fedgraph train\b.*?) --data ", r"\1 ", cmd)
     cmd = re.sub(r"\S*/shared/datasets", "$FEDGRAPH_DATA", cmd)
     cmd = re.sub(r"/tmp/(?:[^\s/]+/)*([^\s/]+)", r"runs/\1", cmd)

@@ -421,12 +421,8 @@ def fedmkgc_paired_table(results: Path) -> str:
 
 def fedmkgc_paired_commands(results: Path) -> str:
     r"""Markdown list: the command recorded in each paired comparison."""
-    items = []
-    for tag, _ in FIVE_ENCODERS:
-        doc = load_json(results / paired_file(tag))
-        if doc is not None:
-            items.append(f"- `{paired_file(tag)}`: `{doc['command']}`")
-    return "\n".join(items) or "Not run yet: benchmarks/fedmkgc_paired.py."
+    names = [paired_file(tag) for tag, _ in FIVE_ENCODERS]
+    return commands_list(results, names) or "Not run yet: benchmarks/fedmkgc_paired.py."
 
 
 BLOCKS: dict[str, Callable[[Path], str]] = {
