@@ -48,7 +48,8 @@
 #   EXTRA="--num-negatives 61" SUFFIX=-neg61 sh benchmarks/kge_fb15k237.sh transe-libkge
 #
 # Settings (environment; defaults in brackets): RUNS [runs/kge-fb15k237],
-# DATA [fb15k-237, read under FEDGRAPH_DATA], ALGORITHM [centralized],
+# DATA [fb15k-237, read under the data root: FEDGRAPH_DATA, else the user
+# cache, where fedgraph downloads it], ALGORITHM [centralized],
 # TAG [none], SUFFIX [none], EXTRA [none], DIM [200], EPOCHS [30],
 # EVAL_EVERY [2], THREADS [2], NICE [10], PYTHON [python],
 # RESULTS [docs/results].
@@ -70,7 +71,6 @@ THREADS=${THREADS:-2}
 NICE=${NICE:-10}
 PYTHON=${PYTHON:-python}
 RESULTS=${RESULTS:-docs/results}
-export FEDGRAPH_DATA="${FEDGRAPH_DATA:-../shared/datasets}"
 export OMP_NUM_THREADS="$THREADS" MKL_NUM_THREADS="$THREADS"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 mkdir -p "$RUNS" "$RESULTS"

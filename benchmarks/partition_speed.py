@@ -3,7 +3,7 @@ r"""Timings and statistics of the FB15k-237 partitions reported in
 
 Usage::
 
-    FEDGRAPH_DATA=../shared/datasets python benchmarks/partition_speed.py \
+    FEDGRAPH_DATA=/path/to/datasets python benchmarks/partition_speed.py \
         [--seeds 10] [--out docs/results/fb15k-237-partition.json]
 
 Prints, for the random relation split of FB15k-237 into 3/5/10 clients (and

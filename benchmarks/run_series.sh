@@ -10,6 +10,7 @@
 # runs/fedlu-NAME-transe/results.json (federated runs).
 #
 #   sh benchmarks/run_series.sh list                  # the names
+#   export FEDGRAPH_DATA=/path/to/datasets           # holds fedlu-fb15k-237/
 #   nohup sh benchmarks/run_series.sh r3-fede c3-fede > runs/series.log 2>&1 &
 #   THREADS=2 sh benchmarks/run_series.sh r10-feds    # threads per run (default 1)
 #   python benchmarks/series_status.py                # rounds, s/round, validation curve
@@ -24,8 +25,6 @@
 set -u
 cd "$(dirname "$0")/.."
 . .venv/bin/activate
-export FEDGRAPH_DATA="${FEDGRAPH_DATA:-../shared/datasets}"
-D=$FEDGRAPH_DATA/fedlu-fb15k-237
 # threads per run (a run resumes with another count: only float rounding differs)
 THREADS=${THREADS:-1}
 mkdir -p runs
@@ -124,6 +123,12 @@ for name in "$@"; do  # validate every name before running any
     *) echo "unknown run: $name (sh benchmarks/run_series.sh list)" >&2; exit 2 ;;
   esac
 done
+[ -n "${FEDGRAPH_DATA:-}" ] || {
+  echo "run_series.sh: error: set FEDGRAPH_DATA to the data root holding fedlu-fb15k-237" >&2
+  exit 2
+}
+D=$FEDGRAPH_DATA/fedlu-fb15k-237
+[ -d "$D" ] || { echo "run_series.sh: error: $D: no such folder (FedLU's partitions)" >&2; exit 2; }
 for name in "$@"; do
   run "$name"
 done

@@ -183,3 +183,29 @@ def test_kge_fb15k237_trains_federated_clients_one_epoch_a_round(stub, tmp_path)
     ]
     copied = tmp_path / "results" / "kge-fb15k237-r3-fede-complex-n3-d200-e10.json"
     assert copied.is_file()
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (None, "set FEDGRAPH_DATA to the data root holding fedlu-fb15k-237"),
+        ("missing", "missing/fedlu-fb15k-237: no such folder"),
+    ],
+)
+def test_run_series_names_a_missing_data_root_before_running(tmp_path, data, message):
+    env = {k: v for k, v in os.environ.items() if k != "FEDGRAPH_DATA"}
+    if data is not None:
+        env["FEDGRAPH_DATA"] = str(tmp_path / data)
+    done = subprocess.run(
+        ["sh", str(ROOT / "benchmarks" / "run_series.sh"), "r3-fede"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert done.stderr.count("\n") == 1
+    # the name list needs no data
+    listed = subprocess.run(
+        ["sh", str(ROOT / "benchmarks" / "run_series.sh"), "list"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert listed.returncode == 0 and "r3-fede" in listed.stdout.split()
