@@ -3,12 +3,17 @@ r"""Speed check of the KGE kernels against recorded figures.
 Times, on fixed synthetic inputs and one thread (by default), the kernels a
 federated KGE run spends its time in:
 
-- ``transe_step``: TransE's L1 distances of a training batch against its
-  shared negatives (``[1024, 256]`` by ``[256, 256]``), forward and backward;
-- ``rotate_step``: RotatE's modulus distances of the same shapes, forward and
-  backward;
+- ``transe_step``: ten training steps of TransE's L1 distances of a batch
+  against its shared negatives (``[1024, 256]`` by ``[256, 256]``), forward
+  and backward;
+- ``rotate_step``: ten steps of RotatE's modulus distances of the same shapes,
+  forward and backward;
 - ``transe_validation`` / ``rotate_validation``: one filtered validation pass
-  (head and tail) of 200 triples of a fixed random graph of 3,000 entities.
+  (head and tail) of 2,000 triples of a fixed random graph of 3,000 entities.
+
+Each kernel takes about 0.1–0.2 s on one thread of a quiet 2-core machine;
+there, four runs in a row spread by 4–13 % per kernel (fastest to slowest),
+within the 15 % tolerance.
 
 Each figure is the fastest of ``--repeat`` calls after ``--warmup`` left out
 (compilation, caches): the least disturbed by other work on the machine. The
@@ -17,7 +22,11 @@ script; a kernel more than ``--tolerance`` (15 %) slower is a regression and
 the script exits with 1. ``--record`` writes this machine's figures there
 instead. The machine, threads, torch version and load average are recorded
 with the figures; figures from another machine are compared all the same,
-with a note (they are not comparable).
+with a note (they are not comparable). ``--record`` refuses a busy machine
+(a 1-minute load average at or above its CPU count; ``--busy-ok`` records
+anyway): figures taken under load are slower than the kernels are, and a
+slowdown measured against them goes unflagged. A comparison on a busy
+machine, or against figures recorded on one, says so.
 
 Usage::
 
@@ -29,14 +38,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness import machine, timed
+from harness import load_average, machine, timed
 
 FIGURES = Path(__file__).with_name("speed_check.json")
+#: Training steps per timed call of a ``*_step`` kernel (one step takes about
+#: 10 ms on one thread, short enough for timer and scheduler noise to show).
+STEPS = 10
+#: Triples of one validation pass (head and tail: twice as many queries).
+VALIDATION_TRIPLES = 2000
 #: Keys of machine() that must match for figures to be comparable.
 SAME_MACHINE = ("processor", "threads", "torch")
 
@@ -54,6 +69,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
     p.add_argument("--only", default="",
                    help="comma list of kernels to time (default: all)")  # fmt: skip
+    p.add_argument("--busy-ok", action="store_true",
+                   help="record even on a busy machine (load average >= CPUs)")  # fmt: skip
     p.add_argument("--out", type=Path, default=None,
                    help="also write the comparison as JSON here")  # fmt: skip
     return p
@@ -72,7 +89,8 @@ def _step(model: str) -> Callable[[], Any]:
     grad = torch.randn(1024, 256, generator=gen)
 
     def step() -> None:
-        torch.autograd.grad((distance(query, cand) * grad).sum(), (query, cand))
+        for _ in range(STEPS):
+            torch.autograd.grad((distance(query, cand) * grad).sum(), (query, cand))
 
     return step
 
@@ -96,7 +114,7 @@ def _validation(model: str) -> Callable[[], Any]:
     torch.manual_seed(0)
     scorer = resolve_model(model, entities, relations, 128, gamma=9.0)
     flt = TripleFilter(triples, entities, relations)
-    queries = triples[:200]
+    queries = triples[:VALIDATION_TRIPLES]
 
     def validation() -> None:
         with torch.no_grad():
@@ -165,11 +183,26 @@ def _load(path: Path) -> dict[str, Any]:
     return doc
 
 
+def busy(info: dict[str, Any]) -> bool:
+    r"""Whether a :func:`~harness.machine` record was taken on a busy machine:
+    a 1-minute load average at or above its CPU count."""
+    load, cpus = info.get("load_average") or [0.0], info.get("cpus") or 1
+    return load[0] >= cpus
+
+
 def _report(result: dict[str, Any], recorded: dict[str, Any], now: dict) -> None:
-    differ = [k for k in SAME_MACHINE if recorded.get("machine", {}).get(k) != now[k]]
+    then = recorded.get("machine", {})
+    differ = [k for k in SAME_MACHINE if then.get(k) != now[k]]
     if differ:
         print(f"note: figures recorded with another {', '.join(differ)} "
-              f"({recorded.get('machine', {})}); not comparable")  # fmt: skip
+              f"({then}); not comparable")  # fmt: skip
+    if busy(then):
+        print(f"note: figures recorded on a busy machine (load average "
+              f"{then['load_average'][0]} on {then['cpus']} CPUs): a slowdown "
+              "against them goes unflagged; record again on a quiet one")  # fmt: skip
+    if busy(now):
+        print(f"note: this machine is busy (load average {now['load_average'][0]} "
+              f"on {now['cpus']} CPUs): a slowdown may be the load's")  # fmt: skip
     for name, row in result["kernels"].items():
         flag = "REGRESSION" if row["regression"] else "ok"
         print(f"{name:20s} {row['seconds'] * 1e3:9.2f} ms  recorded "
@@ -185,6 +218,14 @@ def run(args: argparse.Namespace) -> int:
     if args.tolerance < 0:
         raise ValueError(f"`--tolerance` must be >= 0 (got {args.tolerance})")
     recorded = None if args.record else _load(args.figures)
+    if args.record and not args.busy_ok:
+        load, cpus = load_average()[0], os.cpu_count() or 1
+        if load >= cpus:
+            raise ValueError(
+                f"the machine is busy (load average {load} on {cpus} CPUs): "
+                "figures recorded now would hide regressions; record on a quiet "
+                "machine, or pass --busy-ok"
+            )
     seconds = measure(args)
     info = machine()
     if args.record:

@@ -16,7 +16,9 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 def script(load_script, monkeypatch):
     monkeypatch.syspath_prepend(str(BENCHMARKS))  # the script imports harness
     monkeypatch.setenv("FEDGRAPH_COMPILE", "0")  # eager kernels: no compiling
-    return load_script("benchmarks/speed_check.py")
+    module = load_script("benchmarks/speed_check.py")
+    monkeypatch.setattr(module, "load_average", lambda: [0.0, 0.0, 0.0])  # quiet
+    return module
 
 
 def test_compare_flags_a_slowdown_over_the_tolerance(script):
@@ -51,6 +53,43 @@ def test_record_then_compare(script, tmp_path, capsys):
     capsys.readouterr()
     assert script.main(quick) == 1
     assert "REGRESSION" in capsys.readouterr().out
+
+
+def test_record_refuses_a_busy_machine(script, tmp_path, monkeypatch, capsys):
+    figures = tmp_path / "figures.json"
+    quick = ["--figures", str(figures), "--only", "transe_step", "--repeat", "1",
+             "--warmup", "0", "--record"]  # fmt: skip
+    monkeypatch.setattr(script.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(script, "load_average", lambda: [2.0, 1.0, 1.0])
+    assert script.main(quick) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "speed_check.py: error: the machine is busy (load average 2.0 on 2 CPUs): "
+        "figures recorded now would hide regressions; record on a quiet machine, "
+        "or pass --busy-ok\n"
+    )
+    assert not figures.exists()
+    assert script.main([*quick, "--busy-ok"]) == 0
+    assert figures.exists()
+
+
+@pytest.mark.parametrize(
+    ("then", "now", "notes"),
+    [
+        ([0.5], [0.5], []),
+        ([6.66], [0.5], ["figures recorded on a busy machine (load average 6.66 on 2"]),
+        ([0.5], [2.0], ["this machine is busy (load average 2.0 on 2 CPUs)"]),
+    ],
+)  # fmt: skip
+def test_a_comparison_says_when_either_side_was_busy(script, capsys, then, now, notes):
+    info = {"processor": "p", "threads": 1, "torch": "t", "cpus": 2}
+    result = {"kernels": {}, "unrecorded": []}
+    script._report(result, {"machine": {**info, "load_average": then}},
+                   {**info, "load_average": now})  # fmt: skip
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == len(notes)
+    for line, note in zip(out, notes, strict=True):
+        assert line.startswith("note: " + note)
 
 
 @pytest.mark.parametrize(
