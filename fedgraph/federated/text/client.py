@@ -298,10 +298,15 @@ class FedMKGCClient(Client):
         r"""The filtered ranks of :meth:`ranked_triples` of ``split`` under
         the client's model, as :meth:`evaluate` computes them, added to
         ``state`` (a new one by default; a subclass may keep the ranks)."""
+        return self._rank(self.ranked_triples(split), state)
+
+    def _rank(
+        self, triples: torch.Tensor, state: LinkPredState | None = None
+    ) -> LinkPredState:
         return rank_text_triples(
             self.model,
             self.tokens,
-            self.ranked_triples(split),
+            triples,
             filter=self.filter,
             reranker=self.reranker,
             directions=self.directions,
@@ -314,7 +319,7 @@ class FedMKGCClient(Client):
         self._load(payload)
         split = str(payload.config.get("split", "valid"))
         triples = self.ranked_triples(split)
-        state = self.rank(split)
+        state = self._rank(triples)
         both = {
             k: sum(state.sums[d][k] for d in DIRECTIONS) for k in state.sums["tail"]
         }
@@ -329,7 +334,7 @@ class FedMKGCClient(Client):
                 **state.to_dict(),
                 **flat,
                 "n_triples": int(triples.size(0)),
-                "n_split_triples": int(self.graph.triples(split).size(0)),
+                "n_split_triples": self.graph.num_triples(split),
             },
             num_examples=int(triples.size(0)),
         )
