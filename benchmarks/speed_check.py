@@ -219,12 +219,12 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"`--tolerance` must be >= 0 (got {args.tolerance})")
     recorded = None if args.record else _load(args.figures)
     if args.record and not args.busy_ok:
-        load, cpus = load_average()[0], os.cpu_count() or 1
-        if load >= cpus:
+        now = {"load_average": load_average(), "cpus": os.cpu_count()}
+        if busy(now):
             raise ValueError(
-                f"the machine is busy (load average {load} on {cpus} CPUs): "
-                "figures recorded now would hide regressions; record on a quiet "
-                "machine, or pass --busy-ok"
+                f"the machine is busy (load average {now['load_average'][0]} on "
+                f"{now['cpus']} CPUs): figures recorded now would hide regressions; "
+                "record on a quiet machine, or pass --busy-ok"
             )
     seconds = measure(args)
     info = machine()
